@@ -1,0 +1,92 @@
+package index
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/valyala/fastjson"
+)
+
+// Kind is the JSON type of one extra-data value on a node; in Slurm the
+// node's type decides how a leaf compares.
+type Kind uint8
+
+// The kinds of extra-data values.
+const (
+	KindMissing  Kind = iota // key absent
+	KindNumber               // JSON integer or real, compared as float64
+	KindString               // compared byte-wise
+	KindBool                 // false < true
+	KindUnusable             // null, object or array: matches nothing
+)
+
+// Value is one node's extra-data value under one key.
+type Value struct {
+	Kind Kind
+	Num  float64
+	Str  string
+	Bool bool
+}
+
+// parseExtra reads raw node extra JSON the way slurmctld stores it. ok is
+// false when raw is not valid JSON (the node then has no extra data). A valid
+// document whose top level is not an object yields ok and no keys.
+func parseExtra(p *fastjson.Parser, raw []byte) (kv map[string]Value, ok bool) {
+	v, err := p.ParseBytes(raw)
+	if err != nil {
+		return nil, false
+	}
+	o, err := v.Object()
+	if err != nil {
+		return nil, true
+	}
+	kv = make(map[string]Value, o.Len())
+	o.Visit(func(key []byte, v *fastjson.Value) {
+		// Slurm stores json-c keys and strings as C strings: a NUL ends them.
+		kv[cString(string(key))] = jsonValue(v)
+	})
+	return kv, true
+}
+
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func jsonValue(v *fastjson.Value) Value {
+	switch v.Type() {
+	case fastjson.TypeNumber:
+		return Value{Kind: KindNumber, Num: jsonNumber(v.MarshalTo(nil))}
+	case fastjson.TypeString:
+		b, _ := v.StringBytes()
+		return Value{Kind: KindString, Str: cString(string(b))}
+	case fastjson.TypeTrue:
+		return Value{Kind: KindBool, Bool: true}
+	case fastjson.TypeFalse:
+		return Value{Kind: KindBool}
+	default:
+		return Value{Kind: KindUnusable}
+	}
+}
+
+// jsonNumber converts a JSON number's text as json-c and Slurm do: integers
+// (no fraction or exponent) are read as int64, clamped at its bounds, then
+// converted to float64; reals are read with strtod (overflow gives ±Inf).
+func jsonNumber(text []byte) float64 {
+	s := string(text)
+	if !strings.ContainsAny(s, ".eE") {
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			if strings.HasPrefix(s, "-") {
+				return float64(math.MinInt64)
+			}
+			return float64(math.MaxInt64)
+		}
+		return float64(i)
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
