@@ -90,3 +90,45 @@ func (v Value) Match(op Op, o *Operand) bool {
 	}
 	return false
 }
+
+// HostQuery selects nodes by hostname without expanding a hostlist: either
+// exactly Name (when Exact), or Alpha followed by exactly Digits decimal digits
+// (leading zeros included) whose value lies in [Lo, Hi]. Alpha is the name with
+// its maximal run of trailing digits removed.
+type HostQuery struct {
+	Exact  bool
+	Name   string
+	Alpha  string
+	Digits int
+	Lo, Hi uint64
+}
+
+// SplitHost splits a hostname into its alpha part and its maximal run of
+// trailing decimal digits.
+func SplitHost(name string) (alpha, digits string) {
+	i := len(name)
+	for i > 0 && name[i-1] >= '0' && name[i-1] <= '9' {
+		i--
+	}
+	return name[:i], name[i:]
+}
+
+// matchHost reports whether name satisfies q.
+func (q *HostQuery) matchHost(name string) bool {
+	if q.Exact {
+		return name == q.Name
+	}
+	alpha, digits := SplitHost(name)
+	if alpha != q.Alpha || len(digits) != q.Digits || q.Digits == 0 {
+		return false
+	}
+	var v uint64
+	for i := 0; i < len(digits); i++ {
+		d := uint64(digits[i] - '0')
+		if v > (^uint64(0)-d)/10 {
+			return false
+		}
+		v = v*10 + d
+	}
+	return v >= q.Lo && v <= q.Hi
+}

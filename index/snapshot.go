@@ -161,3 +161,20 @@ type Store struct {
 	mu  sync.Mutex
 	cur *Snapshot
 }
+
+// HostLeaf overwrites dst with the live nodes whose hostname satisfies any
+// of the queries.
+func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
+	clearWords(dst)
+	for id, n := range s.nodes {
+		if n == nil {
+			continue
+		}
+		for i := range qs {
+			if qs[i].matchHost(n.Name) {
+				dst[id>>6] |= 1 << (uint(id) & 63)
+				break
+			}
+		}
+	}
+}
