@@ -1,7 +1,6 @@
 package index
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -35,15 +34,13 @@ type ovEntry struct {
 // caller must not modify them afterwards.
 func Build(nodes []Node) (*Snapshot, error) {
 	ptrs := make([]*Node, len(nodes))
-	seen := make(map[string]struct{}, len(nodes))
 	for i := range nodes {
-		if _, dup := seen[nodes[i].Name]; dup {
-			return nil, fmt.Errorf("index: duplicate node name %q", nodes[i].Name)
-		}
-		seen[nodes[i].Name] = struct{}{}
 		ptrs[i] = &nodes[i]
 	}
-	b := buildBase(ptrs)
+	b, err := buildBase(ptrs)
+	if err != nil {
+		return nil, err
+	}
 	return &Snapshot{gen: 1, b: b, bound: b.bound, live: b.live}, nil
 }
 
