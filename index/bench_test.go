@@ -54,6 +54,30 @@ func synthNodes(n int, seed uint64) []Node {
 
 var benchSizes = []int{1000, 10000, 100000, 1000000}
 
+type fixture struct {
+	nodes []Node
+	s     *Snapshot
+	ref   *naive
+}
+
+var fixtures = map[int]*fixture{}
+
+// fixtureFor builds the synthetic cluster of n nodes once per test binary,
+// and only when a selected benchmark needs it.
+func fixtureFor(n int) *fixture {
+	f := fixtures[n]
+	if f == nil {
+		nodes := synthNodes(n, 1)
+		s, _ := Build(nodes)
+		f = &fixture{nodes: nodes, s: s}
+		if n <= 100000 {
+			f.ref = newNaive(ptrs(nodes))
+		}
+		fixtures[n] = f
+	}
+	return f
+}
+
 func extraBytes(nodes []Node) int {
 	n := 0
 	for i := range nodes {
@@ -94,22 +118,18 @@ var leafCases = []leafCase{
 
 func BenchmarkExtraLeaf(b *testing.B) {
 	for _, n := range benchSizes {
-		nodes := synthNodes(n, 1)
-		s, _ := Build(nodes)
-		var ref *naive
-		if n <= 100000 {
-			ref = newNaive(ptrs(nodes))
-		}
-		dst := make([]uint64, s.Words())
 		for _, c := range leafCases {
 			b.Run(fmt.Sprintf("%s/nodes=%d", c.name, n), func(b *testing.B) {
+				s := fixtureFor(n).s
+				dst := make([]uint64, s.Words())
 				b.ReportAllocs()
 				for b.Loop() {
 					s.ExtraLeaf(c.key, c.op, &c.o, dst)
 				}
 			})
-			if ref != nil {
+			if n <= 100000 {
 				b.Run(fmt.Sprintf("%s-naive/nodes=%d", c.name, n), func(b *testing.B) {
+					ref := fixtureFor(n).ref
 					b.ReportAllocs()
 					for b.Loop() {
 						ref.extraLeaf(c.key, c.op, &c.o)
@@ -122,10 +142,7 @@ func BenchmarkExtraLeaf(b *testing.B) {
 
 func BenchmarkHostLeaf(b *testing.B) {
 	for _, n := range benchSizes {
-		nodes := synthNodes(n, 1)
-		s, _ := Build(nodes)
 		width := max(5, len(strconv.Itoa(n)))
-		dst := make([]uint64, s.Words())
 		for _, q := range []struct {
 			name string
 			lo   uint64
@@ -133,14 +150,16 @@ func BenchmarkHostLeaf(b *testing.B) {
 		}{{"range-10", 100, 109}, {"range-all", 1, uint64(n)}} {
 			qs := []HostQuery{{Alpha: "node", Digits: width, Lo: q.lo, Hi: q.hi}}
 			b.Run(fmt.Sprintf("%s/nodes=%d", q.name, n), func(b *testing.B) {
+				s := fixtureFor(n).s
+				dst := make([]uint64, s.Words())
 				b.ReportAllocs()
 				for b.Loop() {
 					s.HostLeaf(qs, dst)
 				}
 			})
 			if n <= 100000 {
-				ref := newNaive(ptrs(nodes))
 				b.Run(fmt.Sprintf("%s-naive/nodes=%d", q.name, n), func(b *testing.B) {
+					ref := fixtureFor(n).ref
 					b.ReportAllocs()
 					for b.Loop() {
 						ref.hostLeaf(qs)
@@ -153,9 +172,9 @@ func BenchmarkHostLeaf(b *testing.B) {
 
 func BenchmarkPropertyLeaf(b *testing.B) {
 	for _, n := range benchSizes {
-		s, _ := Build(synthNodes(n, 1))
-		dst := make([]uint64, s.Words())
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			s := fixtureFor(n).s
+			dst := make([]uint64, s.Words())
 			b.ReportAllocs()
 			for b.Loop() {
 				s.PropertyLeaf("ib", dst)
@@ -169,10 +188,10 @@ func BenchmarkPropertyLeaf(b *testing.B) {
 // the snapshot the updates leave behind.
 func BenchmarkUpdate(b *testing.B) {
 	for _, n := range []int{10000, 100000} {
-		nodes := synthNodes(n, 1)
-		s0, _ := Build(nodes)
 		b.Run(fmt.Sprintf("set-extra/nodes=%d", n), func(b *testing.B) {
-			st := NewStore(s0)
+			f := fixtureFor(n)
+			nodes := f.nodes
+			st := NewStore(f.s)
 			b.ReportAllocs()
 			i := 0
 			for b.Loop() {

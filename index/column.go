@@ -97,31 +97,26 @@ func searchFirst(n int, f func(int) bool) int {
 	return lo
 }
 
-// orLeaf ORs into dst the ids in this column satisfying `value op o`.
-func (c *column) orLeaf(op Op, o *Operand, dst []uint64) {
+// writeLeaf ORs into k the ids in this column satisfying `value op o`.
+func (c *column) writeLeaf(op Op, o *Operand, k *sink) {
 	if o.NumOK && len(c.num.ids) > 0 {
 		i, j := numBounds(c.nums, o.Num)
-		c.orSpans(&c.num, op, c.numStart[i], c.numStart[j], dst)
+		c.num.writeSpans(k, opSpans(op, c.numStart[i], c.numStart[j], uint32(len(c.num.ids))))
 	}
 	if len(c.nan) > 0 && o.NumOK && op.holds(1) {
+		k.prepare()
 		for _, id := range c.nan {
-			dst[id>>6] |= 1 << (id & 63)
+			k.dst[id>>6] |= 1 << (id & 63)
 		}
 	}
 	if len(c.str.ids) > 0 {
 		i, j := strBounds(c.strs, o.Raw)
-		c.orSpans(&c.str, op, c.strStart[i], c.strStart[j], dst)
+		c.str.writeSpans(k, opSpans(op, c.strStart[i], c.strStart[j], uint32(len(c.str.ids))))
 	}
 	if len(c.boolP.ids) > 0 {
 		i, j := boolBounds(c.bools, o.Bool)
-		c.orSpans(&c.boolP, op, c.boolStart[i], c.boolStart[j], dst)
+		c.boolP.writeSpans(k, opSpans(op, c.boolStart[i], c.boolStart[j], uint32(len(c.boolP.ids))))
 	}
-}
-
-func (c *column) orSpans(p *postings, op Op, i, j uint32, dst []uint64) {
-	ss := opSpans(op, i, j, uint32(len(p.ids)))
-	p.orSpan(dst, ss[0])
-	p.orSpan(dst, ss[1])
 }
 
 // estimate counts the ids in this column satisfying the leaf.

@@ -72,8 +72,12 @@ func TestNumberColumnMatchesValueMatchOnEdgeValues(t *testing.T) {
 	for _, b := range vals {
 		for op := Eq; op <= Ge; op++ {
 			o := Operand{Raw: "1", Num: b, NumOK: true, Bool: true}
-			clearWords(dst)
-			c.orLeaf(op, &o, dst)
+			for i := range dst {
+				dst[i] = ^uint64(0)
+			}
+			k := sink{dst: dst}
+			c.writeLeaf(op, &o, &k)
+			k.prepare()
 			n := 0
 			for id, v := range nodeVals {
 				want := v.Match(op, &o)

@@ -140,10 +140,11 @@ func setBit(dst []uint64, id uint32, on bool) {
 // ExtraLeaf overwrites dst (at least Words() long) with the live nodes whose
 // extra value under key satisfies `value op v`.
 func (s *Snapshot) ExtraLeaf(key string, op Op, v *Operand, dst []uint64) {
-	clearWords(dst)
+	k := sink{dst: dst}
 	if c := s.b.cols[key]; c != nil {
-		c.orLeaf(op, v, dst)
+		c.writeLeaf(op, v, &k)
 	}
+	k.prepare()
 	for _, e := range s.ov {
 		setBit(dst, e.id, e.n != nil && e.kv[key].Match(op, v))
 	}
