@@ -45,9 +45,6 @@ func (o *overlay) get(id uint32) *ovEntry {
 	return lookup(o.old, id)
 }
 
-// superseded reports whether e, an entry of old, is replaced by one in recent.
-func (o *overlay) superseded(e *ovEntry) bool { return lookup(o.recent, e.id) != nil }
-
 // with returns the overlay plus e, which supersedes any entry of its id.
 func (o *overlay) with(e *ovEntry) overlay {
 	recent := insert(o.recent, e)

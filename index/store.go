@@ -2,8 +2,8 @@ package index
 
 import (
 	"errors"
-	"slices"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
