@@ -226,6 +226,10 @@ type ref struct{ id, v uint32 }
 // each distinct value once so that finishing sorts distinct values only.
 type colBuilder struct {
 	nums []numEnt
+	// unsorted is set once nums are not in key order; late are numbers
+	// merged into a sorted nums at the end.
+	unsorted bool
+	late     []numEnt
 	// strHot is a direct-mapped cache in front of strIdx: most keys have
 	// few distinct strings.
 	strHot [16]hotStr
@@ -293,8 +297,23 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 		b.nan = append(b.nan, id)
 		return
 	}
+	k := floatKey(f)
+	if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
+		b.unsorted = true
+	}
 	b.nums = grow(b.nums, id, b.bound)
-	b.nums = append(b.nums, numEnt{floatKey(f), id})
+	b.nums = append(b.nums, numEnt{k, id})
+}
+
+// addLateNum adds a number that belongs after the sorted run of nums was
+// fed in value order (a fold feeds a column's numbers that way, then the
+// few changed nodes' ones).
+func (b *colBuilder) addLateNum(id uint32, f float64) {
+	if f != f {
+		b.nan = append(b.nan, id)
+		return
+	}
+	b.late = append(b.late, numEnt{floatKey(f), id})
 }
 
 func (b *colBuilder) addStr(id uint32, s []byte) {
@@ -361,7 +380,7 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	}
 	c.nan = b.nan
 
-	ids, start := c.placeNums(b.nums)
+	ids, start := c.placeNums(b.numbers())
 	c.numStart, c.num = start, newPostings(ids, start, words)
 
 	order := sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
@@ -389,12 +408,43 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	return c
 }
 
-// placeNums sorts the numbers and records their distinct values.
+// numbers returns every number in key order.
+func (b *colBuilder) numbers() []numEnt {
+	if b.unsorted {
+		return radixSort(append(b.nums, b.late...))
+	}
+	if len(b.late) == 0 {
+		return b.nums
+	}
+	slices.SortFunc(b.late, func(x, y numEnt) int {
+		if x.key < y.key {
+			return -1
+		}
+		if x.key > y.key {
+			return 1
+		}
+		return 0
+	})
+	out := make([]numEnt, 0, len(b.nums)+len(b.late))
+	i, j := 0, 0
+	for i < len(b.nums) && j < len(b.late) {
+		if b.late[j].key < b.nums[i].key {
+			out = append(out, b.late[j])
+			j++
+		} else {
+			out = append(out, b.nums[i])
+			i++
+		}
+	}
+	out = append(out, b.nums[i:]...)
+	return append(out, b.late[j:]...)
+}
+
+// placeNums records the numbers' distinct values; es is in key order.
 func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 	if len(es) == 0 {
 		return nil, []uint32{0}
 	}
-	es = radixSort(es)
 	ids = make([]uint32, len(es))
 	for i, e := range es {
 		if i == 0 || e.key != es[i-1].key {
@@ -452,4 +502,51 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) 
 		c.kind[r.id], c.ref[r.id] = kind, k
 	}
 	return ids, start
+}
+
+// feed adds this column's values, except those of skipped ids, to cb in
+// value order, so that cb needs no sorting.
+func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
+	cb.nums = slices.Grow(cb.nums, len(c.num.ids))
+	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
+	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
+	for d, v := range c.nums {
+		k := floatKey(v)
+		for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
+			if !skip(id) {
+				cb.nums = append(cb.nums, numEnt{k, id})
+			}
+		}
+	}
+	for _, id := range c.nan {
+		if !skip(id) {
+			cb.nan = append(cb.nan, id)
+		}
+	}
+	for d, v := range c.strs {
+		r := uint32(len(cb.strVal))
+		cb.strIdx[v] = r
+		cb.strVal = append(cb.strVal, v)
+		for _, id := range c.str.ids[c.strStart[d]:c.strStart[d+1]] {
+			if !skip(id) {
+				cb.strRef = append(cb.strRef, ref{id, r})
+			}
+		}
+	}
+	for d, v := range c.bools {
+		r := uint32(0)
+		if v {
+			r = 1
+		}
+		for _, id := range c.boolP.ids[c.boolStart[d]:c.boolStart[d+1]] {
+			if !skip(id) {
+				cb.boolRef = append(cb.boolRef, ref{id, r})
+			}
+		}
+	}
+	for id, k := range c.kind {
+		if k == KindUnusable && !skip(uint32(id)) {
+			cb.unusable = append(cb.unusable, uint32(id))
+		}
+	}
 }

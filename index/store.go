@@ -249,15 +249,15 @@ func fold(s *Snapshot) *base {
 	for key := range touched {
 		cb := newColBuilder(s.bound)
 		if c := b.cols[key]; c != nil {
-			for id := range c.kind {
-				if c.kind[id] != KindMissing && !isChanged(uint32(id)) {
-					cb.addValue(uint32(id), c.value(uint32(id)))
-				}
-			}
+			c.feed(cb, isChanged)
 		}
 		for _, e := range changes {
 			if v, ok := e.kv[key]; ok && e.n != nil {
-				cb.addValue(e.id, v)
+				if v.Kind == KindNumber {
+					cb.addLateNum(e.id, v.Num)
+				} else {
+					cb.addValue(e.id, v)
+				}
 			}
 		}
 		nb.cols[key] = cb.finish(s.bound, nb.words)
