@@ -58,7 +58,7 @@ func (s *Snapshot) PropertyCount(name string) int {
 	if bm != nil {
 		n = int(bm.GetCardinality())
 	}
-	id, named := s.b.byName[name]
+	id, named := s.b.lookup(name)
 	if named && (bm == nil || !bm.Contains(id)) {
 		n++
 	}
@@ -90,8 +90,8 @@ func (s *Snapshot) EstimateLeaf(key string, op Op, v *Operand) int {
 // (columns, bitmaps, maps and overlay), excluding the node records themselves.
 func (s *Snapshot) SizeBytes() int {
 	b := s.b
-	n := 8*len(b.nodes) + 8*len(b.has) + int(b.live.GetSizeInBytes())
-	for name := range b.byName {
+	n := 8*len(b.nodes) + 8*len(b.has) + 8*len(b.liveW) + int(b.live.GetSizeInBytes())
+	for name := range b.other {
 		n += 16 + 4 + len(name) + 8
 	}
 	for key, c := range b.cols {
@@ -101,9 +101,11 @@ func (s *Snapshot) SizeBytes() int {
 		n += len(f) + 16 + int(bm.GetSizeInBytes())
 	}
 	for k, h := range b.hosts {
-		n += len(k.alpha) + 24 + 8*len(h.vals) + h.p.sizeBytes()
+		n += len(k.alpha) + 24 + h.sizeBytes()
 	}
-	n += 4*len(b.ranks.vals) + b.ranks.p.sizeBytes()
+	if b.ranks != nil {
+		n += 4*len(b.ranks.vals) + b.ranks.p.sizeBytes()
+	}
 	n += 48 * s.ov.size()
 	return n
 }
