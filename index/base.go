@@ -2,9 +2,9 @@ package index
 
 import (
 	"fmt"
-	"sort"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -154,9 +154,9 @@ func newBaseBuilder(bound uint32) *baseBuilder {
 		},
 		ranks:    make([]uint32, bound),
 		identity: true,
-		cols:    map[string]*colBuilder{},
-		propIDs: map[string]*[]uint32{},
-		hostIDs: map[hostKey]*[]hostRef{},
+		cols:     map[string]*colBuilder{},
+		propIDs:  map[string]*[]uint32{},
+		hostIDs:  map[hostKey]*[]hostRef{},
 	}
 }
 
