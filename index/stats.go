@@ -32,7 +32,7 @@ func (s *Snapshot) KeyStats(key string) KeyStats {
 		k.Numbers = len(c.num.ids) + len(c.nan)
 		k.Strings = len(c.str.ids)
 		k.Bools = len(c.boolP.ids)
-		k.Unusable = c.unusable
+		k.Unusable = len(c.unusable)
 		k.Nodes = k.Numbers + k.Strings + k.Bools + k.Unusable
 		k.Distinct = len(c.nums) + len(c.strs) + len(c.bools)
 		if len(c.nan) > 0 {
@@ -40,8 +40,8 @@ func (s *Snapshot) KeyStats(key string) KeyStats {
 		}
 	}
 	for _, e := range s.ov.latest() {
-		if c != nil && int(e.id) < len(c.kind) {
-			k.add(c.kind[e.id], -1)
+		if c != nil {
+			k.add(c.kind(e.id), -1)
 		}
 		if e.n != nil {
 			k.add(e.kv[key].Kind, 1)

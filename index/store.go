@@ -215,7 +215,7 @@ func fold(s *Snapshot) *base {
 			}
 		}
 		for k, c := range b.cols {
-			if int(e.id) < len(c.kind) && c.kind[e.id] != KindMissing {
+			if c.kind(e.id) != KindMissing {
 				touched[k] = true
 			}
 		}
