@@ -46,7 +46,7 @@ const (
 	SlurmMaxRange     = 65536      // hosts in one lo-hi element (MAX_RANGE)
 	SlurmMaxElements  = 256 * 1024 // elements in one bracket (MAX_RANGES; fatal() in Slurm)
 	SlurmMaxPrefixCnt = 64 * 1024  // hosts of one prefix bracket level (MAX_PREFIX_CNT)
-	MaxRanges         = 1 << 22    // ranges one List may hold (sift's bound)
+	MaxRanges         = 1 << 20    // ranges one List may hold (sift's bound)
 	fluxTokenMax      = 1023       // libhostlist copies a plain host token into a 1024-byte buffer
 )
 

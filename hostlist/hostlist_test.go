@@ -396,3 +396,10 @@ func TestQueriesAreIndependentOfRangeLength(t *testing.T) {
 		}
 	}
 }
+
+func TestSlurmNestedPrefixesAreBounded(t *testing.T) {
+	_, err := Parse(Slurm, "x[q]a[0-65535]b[0-65535]c[1]")
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+}
