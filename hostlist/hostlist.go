@@ -92,14 +92,6 @@ func (r *hostRange) count() uint64 {
 	return r.hi - r.lo + 1
 }
 
-// host returns the i-th host of r.
-func (r *hostRange) host(i uint64) string {
-	if r.single {
-		return r.prefix
-	}
-	return r.prefix + pad(r.lo+i, r.width)
-}
-
 // pad formats n as printf's "%0*lu" with width w.
 func pad(n uint64, w int) string {
 	s := strconv.FormatUint(n, 10)
