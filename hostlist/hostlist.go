@@ -366,3 +366,19 @@ func Compress(dialect Dialect, names []string) string {
 	}
 	return l.String()
 }
+
+// Append adds the hosts of o to the end of l, merging o's first range into
+// l's last one when they join (hostlist_append_list / hostlist_push_list).
+// Both lists must use the same dialect. It fails with ErrTooLarge, leaving l
+// unchanged, when the result would exceed MaxRanges ranges.
+func (l *List) Append(o *List) error {
+	if len(l.ranges)+len(o.ranges) > MaxRanges {
+		return ErrTooLarge
+	}
+	for _, r := range o.ranges {
+		if err := l.push(r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
