@@ -54,3 +54,47 @@ func TestDisassemblyGolden(t *testing.T) {
 		t.Errorf("disassembly differs from %s:\n%s", path, got)
 	}
 }
+
+func TestFluxLanguagesAgreeWithReference(t *testing.T) {
+	data := make([]byte, 400)
+	for i := range data {
+		data[i] = byte(i * 7)
+	}
+	nodes := genNodes(&byteSource{data: data})
+	tests := []struct {
+		lang Lang
+		text string
+	}{
+		{Requires, "gpu"},
+		{Requires, "gpu and not ib"},
+		{Requires, "gpu|ib -big"},
+		{Requires, "rank:0-10 or host:node3"},
+		{Requires, "not (gpu or big) ib"},
+		{Flux, `{"properties":["gpu","^ib"]}`},
+		{Flux, `{"or":[{"ranks":["1-3,7"]},{"not":[{"properties":["big"]}]}]}`},
+		{Flux, `{"and":[]}`},
+		{Flux, `{"or":[]}`},
+		{Flux, `{"not":[{"and":[{"properties":["gpu"]},{"properties":["ib"]}]}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.lang)+":"+tt.text, func(t *testing.T) {
+			if _, err := Compile(tt.lang, tt.text); err != nil {
+				t.Fatalf("Compile: %v", err)
+			}
+			checkText(t, nodes, tt.lang, tt.text)
+		})
+	}
+}
+
+func TestFluxErrorsKeepTheByteOffset(t *testing.T) {
+	for _, tt := range []struct {
+		lang Lang
+		text string
+	}{{Flux, `{"properties":[1]}`}, {Flux, `{"bogus":[]}`}, {Requires, "gpu and"}, {Requires, "(gpu"}} {
+		_, err := Compile(tt.lang, tt.text)
+		var off interface{ ByteOffset() int }
+		if !errors.As(err, &off) {
+			t.Errorf("Compile(%s, %q) error %v has no ByteOffset", tt.lang, tt.text, err)
+		}
+	}
+}
