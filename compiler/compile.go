@@ -30,11 +30,13 @@ var ErrUnknownLang = errors.New("compiler: unknown constraint language")
 // generates its program. Parse errors are the front end's, wrapped, so
 // their byte offsets stay reachable with errors.As.
 func Compile(lang Lang, text string) (*vm.Program, error) {
-	return CompileWith(lang, text, nil)
+	return CompileFor(lang, text, nil)
 }
 
-// CompileWith is Compile with operands ordered by stats.
-func CompileWith(lang Lang, text string, stats Stats) (*vm.Program, error) {
+// CompileFor is Compile with operands ordered by stats, usually the
+// snapshot the program will run on. The program stays correct on any
+// snapshot; only its speed depends on the statistics.
+func CompileFor(lang Lang, text string, stats Stats) (*vm.Program, error) {
 	n, err := parse(lang, text)
 	if err != nil {
 		return nil, err
