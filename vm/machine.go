@@ -142,11 +142,9 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			}
 		}
 		if steps != nil {
-			*steps = append(*steps, Step{
-				Instr:   p.instrText(at),
-				Count:   popcount(m.stack[sp]),
-				Elapsed: time.Since(start),
-			})
+			// Time first: counting is part of explaining, not of the step.
+			elapsed := time.Since(start)
+			*steps = append(*steps, Step{Instr: p.instrText(at), Count: popcount(m.stack[sp]), Elapsed: elapsed})
 		}
 	}
 	return m.stack[0]
