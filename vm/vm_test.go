@@ -398,3 +398,36 @@ func TestRunAllocatesOnlyItsResult(t *testing.T) {
 		t.Errorf("MatchNode allocates %v times, want 0", got)
 	}
 }
+
+func TestPooledRunIsSafeForConcurrentCallers(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	s, err := index.Build(randNodes(r, 3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progs []*Program
+	var wants []*roaring.Bitmap
+	for range 8 {
+		p := randExpr(r, 4).program(t)
+		progs = append(progs, p)
+		wants = append(wants, NewMachine().Run(p, s))
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for i := range 200 {
+				k := (i + g) % len(progs)
+				if got := Run(progs[k], s); !got.Equals(wants[k]) {
+					done <- fmt.Errorf("goroutine %d: program %d gave %v, want %v", g, k, got, wants[k])
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
