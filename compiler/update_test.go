@@ -71,7 +71,7 @@ func TestProgramsFollowNodeUpdates(t *testing.T) {
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
-		if _, removed := current[name]; n.Name != name || removed {
+		if _, present := current[name]; n.Name != name || present {
 			current[n.Name] = n
 		}
 		text := slurm.Format(genSlurm(b, 2))
