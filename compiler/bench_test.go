@@ -192,3 +192,25 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkMatchNode evaluates the 10-leaf expression on one node at a
+// time, as node updates do.
+func BenchmarkMatchNode(b *testing.B) {
+	c := cluster(b, 10000)
+	p, err := Compile(Slurm, expr10)
+	if err != nil {
+		b.Fatal(err)
+	}
+	want := vm.Run(p, c.snap)
+	for id := range uint32(len(c.nodes)) {
+		if p.MatchNode(c.snap, id) != want.Contains(id) {
+			b.Fatalf("MatchNode(%d) disagrees with vm.Run", id)
+		}
+	}
+	b.ReportAllocs()
+	id := uint32(0)
+	for b.Loop() {
+		p.MatchNode(c.snap, id)
+		id = (id + 1) % uint32(len(c.nodes))
+	}
+}

@@ -431,3 +431,17 @@ func TestPooledRunIsSafeForConcurrentCallers(t *testing.T) {
 		}
 	}
 }
+
+func TestRunOnAnEmptySnapshot(t *testing.T) {
+	s, err := index.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := (&expr{op: "or", kids: []*expr{{op: "not", kids: []*expr{{op: "prop", name: "x"}}}, {op: "true"}}}).program(t)
+	if got := Run(p, s); !got.IsEmpty() {
+		t.Errorf("Run on no nodes = %v", got)
+	}
+	if steps, got := NewMachine().Explain(p, s); !got.IsEmpty() || len(steps) == 0 {
+		t.Errorf("Explain on no nodes = %v, %d steps", got, len(steps))
+	}
+}
