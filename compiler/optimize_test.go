@@ -102,3 +102,25 @@ func TestDedupeOfManyOperands(t *testing.T) {
 		t.Errorf("or of 100 operands over 20 distinct kept %d", len(got.X))
 	}
 }
+
+func TestOptimizeKeepsAnOptimalTreeAsItIs(t *testing.T) {
+	tree := or(and(leaf("a", ast.OpEq, "1"), leaf("b", ast.OpLt, "2")), not(prop("x")), leaf("c", ast.OpNe, "3"))
+	if got := Optimize(tree, nil); got != ast.Node(tree) {
+		t.Errorf("Optimize rebuilt a tree it did not change: %s", ast.Dump(got))
+	}
+	if a := testing.AllocsPerRun(20, func() { Optimize(tree, nil) }); a != 0 {
+		t.Errorf("Optimize of an optimal tree allocates %v times, want 0", a)
+	}
+}
+
+func TestDedupeOfManyOperandsKeepsTheInput(t *testing.T) {
+	var xs []ast.Node
+	for i := range 40 {
+		xs = append(xs, prop(string(rune('a'+i%20))))
+	}
+	before := ast.Dump(or(xs...))
+	Optimize(or(xs...), nil)
+	if after := ast.Dump(or(xs...)); after != before {
+		t.Errorf("Optimize modified its input's operands")
+	}
+}
