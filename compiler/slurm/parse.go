@@ -56,13 +56,14 @@ func Parse(text string) (ast.Node, error) {
 		return nil, &Error{Offset: i, Msg: "unexpected NUL byte: a constraint is a C string"}
 	}
 	// Leaves come from one slab: a constraint has at most one leaf more
-	// than it has boolean operators.
+	// than it has boolean operators, and n leaves take 4n-1 bytes or more.
 	leaves := 1
 	for i := 0; i < len(text); i++ {
 		if class[text[i]] == classBool {
 			leaves++
 		}
 	}
+	leaves = min(leaves, (len(text)+1)/4)
 	p := parser{s: text, leaves: make([]ast.Compare, 0, leaves)}
 	n, err := p.level(-1)
 	if err != nil {
