@@ -10,7 +10,7 @@ import (
 // off (any case) are false; everything else, NaN included, is true.
 func SlurmBool(s string) bool {
 	// 1. null.
-	if s == "" || s[0] == '~' || strings.EqualFold(s, "null") {
+	if s == "" || s[0] == '~' || asciiEqualFold(s, "null") {
 		return false
 	}
 	// 2. integer, auto-detected: hex digits after 0x, or a signed decimal.
@@ -32,13 +32,31 @@ func SlurmBool(s string) bool {
 		return strings.Trim(digits, "0") != ""
 	}
 	// 5. words.
-	switch strings.ToLower(s) {
-	case "y", "yes", "t", "true", "on":
-		return true
-	case "n", "no", "f", "false", "off":
-		return false
+	for _, w := range [...]string{"y", "yes", "t", "true", "on"} {
+		if asciiEqualFold(s, w) {
+			return true
+		}
+	}
+	for _, w := range [...]string{"n", "no", "f", "false", "off"} {
+		if asciiEqualFold(s, w) {
+			return false
+		}
 	}
 	// 6. any other non-empty string.
+	return true
+}
+
+// asciiEqualFold is strcasecmp(s, t) == 0 in the C locale: only ASCII
+// letters fold (strings.EqualFold would also fold 'ſ' to 's').
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lower(s[i]) != lower(t[i]) {
+			return false
+		}
+	}
 	return true
 }
 

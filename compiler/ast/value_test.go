@@ -77,12 +77,24 @@ func TestSlurmBool(t *testing.T) {
 		{"0x", true, refBool + " step 6"},
 		{" false", true, refBool + " step 6"},
 		{"nul", true, refBool + " step 6"},
+		{"fal\u017fe", true, refBool + " step 6: tolower folds ASCII only"},
+		{"FALSE\u212a", true, refBool + " step 6"},
 	}
 	for _, tt := range tests {
 		if got := SlurmBool(tt.in); got != tt.want {
 			t.Errorf("SlurmBool(%q) = %v, want %v (%s)", tt.in, got, tt.want, tt.ref)
 		}
 	}
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 var forcedZeroModel = regexp.MustCompile(`^[ \t\n\v\f\r]*[+-]?0+$|^0[xX]0+$`)
@@ -95,7 +107,7 @@ func FuzzSlurmBool(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		num, isNum := SlurmNumber(s)
-		word := strings.ToLower(s)
+		word := asciiLower(s)
 		want := !(s == "" || s[0] == '~' || word == "null" ||
 			isNum && num == 0 || forcedZeroModel.MatchString(s) ||
 			word == "n" || word == "no" || word == "f" || word == "false" || word == "off")
