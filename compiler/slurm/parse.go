@@ -18,6 +18,7 @@ type Error struct {
 	Msg    string
 }
 
+// Error returns "invalid constraint at byte N: " and the message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("invalid constraint at byte %d: %s", e.Offset, e.Msg)
 }
