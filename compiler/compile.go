@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/slurm"
 	"github.com/nodesift/sift/vm"
 )
 
@@ -43,7 +44,13 @@ func CompileWith(lang Lang, text string, stats Stats) (*vm.Program, error) {
 // parse runs lang's front end.
 func parse(lang Lang, text string) (ast.Node, error) {
 	switch lang {
-	case Slurm, Flux, Requires:
+	case Slurm:
+		n, err := slurm.Parse(text)
+		if err != nil {
+			return nil, fmt.Errorf("compiler: %w", err)
+		}
+		return n, nil
+	case Flux, Requires:
 		return nil, fmt.Errorf("compiler: the %s front end is not available yet", lang)
 	}
 	return nil, fmt.Errorf("%w %q", ErrUnknownLang, string(lang))
