@@ -205,11 +205,11 @@ func (r *nodeReader) node(start, end int) error {
 	var ferr *Error
 	k := 0
 	obj.Visit(func(key []byte, val *fastjson.Value) {
-		m := r.members[k]
 		k++
-		if ferr != nil {
+		if ferr != nil || k > len(r.members) {
 			return
 		}
+		m := r.members[k-1]
 		f, ok := fieldByName(key)
 		if !ok {
 			ferr = r.errAt(m.keyStart, "", "", "unknown field %q", key)
