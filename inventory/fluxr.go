@@ -179,6 +179,9 @@ func appendRankEntry(byRank map[uint32]*index.Node, e *fastjson.Value, fail func
 	if err != nil {
 		return fail("invalid idset '%s' in R_lite rank", rankB)
 	}
+	if uint64(len(byRank))+ranks.Count() > maxFluxRanks {
+		return fail("more than %d ranks", maxFluxRanks)
+	}
 	var cores, gpus uint64
 	if co, err := children.Object(); err == nil {
 		var cerr error
@@ -208,9 +211,6 @@ func appendRankEntry(byRank map[uint32]*index.Node, e *fastjson.Value, fail func
 		for id := uint64(r.Lo); id <= uint64(r.Hi); id++ {
 			n := byRank[uint32(id)]
 			if n == nil {
-				if len(byRank) >= maxFluxRanks {
-					return fail("more than %d ranks", maxFluxRanks)
-				}
 				n = &index.Node{Rank: uint32(id)}
 				byRank[uint32(id)] = n
 			}
