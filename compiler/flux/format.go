@@ -134,8 +134,19 @@ func appendPropertyName(b []byte, n ast.Node) []byte {
 }
 
 // appendString writes s as a JSON string: UTF-8 kept as is, quotes,
-// backslashes and control characters escaped.
+// backslashes and control characters escaped (\u00xx in lower case, as
+// Python's json module writes them).
 func appendString(b []byte, s string) []byte {
+	return appendEscaped(b, s, "0123456789abcdef")
+}
+
+// appendJanssonString writes s as jansson's dump_string does: as
+// appendString, with \u escapes in upper case.
+func appendJanssonString(b []byte, s string) []byte {
+	return appendEscaped(b, s, "0123456789ABCDEF")
+}
+
+func appendEscaped(b []byte, s, hex string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -163,7 +174,7 @@ func appendString(b []byte, s string) []byte {
 		default:
 			if c < 0x20 {
 				b = append(b, `\u00`...)
-				b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+				b = append(b, hex[c>>4], hex[c&15])
 			} else {
 				b = append(b, c)
 			}
@@ -186,7 +197,7 @@ func compactJSON(b []byte, v *fastjson.Value) []byte {
 				b = append(b, ',')
 			}
 			i++
-			b = appendString(b, string(k))
+			b = appendJanssonString(b, string(k))
 			b = append(b, ':')
 			b = compactJSON(b, kv)
 		})
@@ -203,7 +214,7 @@ func compactJSON(b []byte, v *fastjson.Value) []byte {
 		return append(b, ']')
 	case fastjson.TypeString:
 		s, _ := v.StringBytes()
-		return appendString(b, string(s))
+		return appendJanssonString(b, string(s))
 	case fastjson.TypeNumber:
 		return appendJanssonNumber(b, string(v.MarshalTo(nil)))
 	case fastjson.TypeTrue:

@@ -96,6 +96,7 @@ func TestParseRFC31Errors(t *testing.T) {
 		{"ref §4: trailing space in bracket", `{"hostlist":["foo[5 ]"]}`, `invalid hostlist 'foo[5 ]' in ["foo[5 ]"]`, 13},
 		{"ref §5: invalid idset", `{"ranks":["x"]}`, `invalid idset 'x' in ["x"]`, 10},
 		{"ref §5: non-string idset", `{"ranks":[42]}`, `invalid idset '(null)' in [42]`, 10},
+		{"ref §5: jansson escapes in upper case", `{"ranks":["\u001f",1]}`, "invalid idset '\x1f' in [\"\\u001F\",1]", 10},
 		{"ref §5: jansson prints reals", `{"ranks":[1e5]}`, `invalid idset '(null)' in [100000.0]`, 10},
 		{"ref §3: a-a is not a range", `{"ranks":["3-3"]}`, `invalid idset '3-3' in ["3-3"]`, 10},
 		{"ref §3: out of order", `{"ranks":["0", "3,2"]}`, `invalid idset '3,2' in ["0","3,2"]`, 15},
