@@ -184,9 +184,10 @@ func appendEscaped(b []byte, s, hex string) []byte {
 	return append(b, '"')
 }
 
-// compactJSON writes v as jansson's json_dumps(JSON_COMPACT) does, for the
-// error messages that quote a whole array.
-func compactJSON(b []byte, v *fastjson.Value) []byte {
+// janssonJSON writes v as jansson's json_dumps(v, 0) does (one line, ", "
+// between items and ": " after keys), for the error messages that quote a
+// whole `hostlist` or `ranks` array.
+func janssonJSON(b []byte, v *fastjson.Value) []byte {
 	switch v.Type() {
 	case fastjson.TypeObject:
 		o, _ := v.Object()
@@ -194,12 +195,12 @@ func compactJSON(b []byte, v *fastjson.Value) []byte {
 		i := 0
 		o.Visit(func(k []byte, kv *fastjson.Value) {
 			if i > 0 {
-				b = append(b, ',')
+				b = append(b, ", "...)
 			}
 			i++
 			b = appendJanssonString(b, string(k))
-			b = append(b, ':')
-			b = compactJSON(b, kv)
+			b = append(b, ": "...)
+			b = janssonJSON(b, kv)
 		})
 		return append(b, '}')
 	case fastjson.TypeArray:
@@ -207,9 +208,9 @@ func compactJSON(b []byte, v *fastjson.Value) []byte {
 		b = append(b, '[')
 		for i, it := range items {
 			if i > 0 {
-				b = append(b, ',')
+				b = append(b, ", "...)
 			}
-			b = compactJSON(b, it)
+			b = janssonJSON(b, it)
 		}
 		return append(b, ']')
 	case fastjson.TypeString:
