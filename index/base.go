@@ -1,6 +1,7 @@
 package index
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -48,10 +49,21 @@ type base struct {
 type baseBuilder struct {
 	b       *base
 	cols    map[string]*colBuilder
-	propIDs map[string][]uint32
-	hostIDs map[hostKey][]hostRef
+	propIDs map[string]*[]uint32
+	hostIDs map[hostKey]*[]hostRef
 	ranks   []hostRef
 	num     []byte
+	// Documents and feature lists mostly repeat their keys in the same
+	// order: caching by position skips most map lookups.
+	keyCache  []keyed[*colBuilder]
+	featCache []keyed[*[]uint32]
+	lastHost  hostKey
+	lastRefs  *[]hostRef
+}
+
+type keyed[T any] struct {
+	key string
+	v   T
 }
 
 type hostRef struct {
@@ -67,18 +79,50 @@ func newBaseBuilder(bound uint32) *baseBuilder {
 			byName: make(map[string]uint32, bound), live: roaring.New(),
 		},
 		cols:    map[string]*colBuilder{},
-		propIDs: map[string][]uint32{},
-		hostIDs: map[hostKey][]hostRef{},
+		propIDs: map[string]*[]uint32{},
+		hostIDs: map[hostKey]*[]hostRef{},
 	}
 }
 
 func (bb *baseBuilder) col(key []byte) *colBuilder {
 	c, ok := bb.cols[string(key)]
 	if !ok {
-		c = newColBuilder()
+		c = newColBuilder(bb.b.bound)
 		bb.cols[string(key)] = c
 	}
 	return c
+}
+
+// colAt is col with a cache of the key seen at position i of the last
+// documents.
+func (bb *baseBuilder) colAt(i int, key []byte) *colBuilder {
+	if i < len(bb.keyCache) && bb.keyCache[i].key == string(key) {
+		return bb.keyCache[i].v
+	}
+	c := bb.col(key)
+	if i < len(bb.keyCache) {
+		bb.keyCache[i] = keyed[*colBuilder]{string(key), c}
+	} else if i == len(bb.keyCache) {
+		bb.keyCache = append(bb.keyCache, keyed[*colBuilder]{string(key), c})
+	}
+	return c
+}
+
+func (bb *baseBuilder) prop(i int, f string) *[]uint32 {
+	if i < len(bb.featCache) && bb.featCache[i].key == f {
+		return bb.featCache[i].v
+	}
+	ids, ok := bb.propIDs[f]
+	if !ok {
+		ids = new([]uint32)
+		bb.propIDs[f] = ids
+	}
+	if i < len(bb.featCache) {
+		bb.featCache[i] = keyed[*[]uint32]{f, ids}
+	} else if i == len(bb.featCache) {
+		bb.featCache = append(bb.featCache, keyed[*[]uint32]{f, ids})
+	}
+	return ids
 }
 
 // addNode records everything but the extra values of a live node.
@@ -89,17 +133,25 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 	if has {
 		b.has[id>>6] |= 1 << (id & 63)
 	}
-	for _, f := range n.Features {
-		ids := bb.propIDs[f]
-		if len(ids) > 0 && ids[len(ids)-1] == id {
+	for i, f := range n.Features {
+		ids := bb.prop(i, f)
+		if len(*ids) > 0 && (*ids)[len(*ids)-1] == id {
 			continue
 		}
-		bb.propIDs[f] = append(ids, id)
+		*ids = append(*ids, id)
 	}
 	if alpha, digits := SplitHost(n.Name); digits != "" {
 		if v, ok := digitsValue(digits); ok {
 			k := hostKey{alpha, len(digits)}
-			bb.hostIDs[k] = append(bb.hostIDs[k], hostRef{v, id})
+			if bb.lastRefs == nil || k != bb.lastHost {
+				refs, ok := bb.hostIDs[k]
+				if !ok {
+					refs = new([]hostRef)
+					bb.hostIDs[k] = refs
+				}
+				bb.lastHost, bb.lastRefs = k, refs
+			}
+			*bb.lastRefs = append(*bb.lastRefs, hostRef{v, id})
 		}
 	}
 	bb.ranks = append(bb.ranks, hostRef{uint64(n.Rank), id})
@@ -116,8 +168,10 @@ func (bb *baseBuilder) addExtra(p *fastjson.Parser, id uint32, raw []byte) bool 
 	if err != nil {
 		return true
 	}
+	i := 0
 	o.Visit(func(key []byte, v *fastjson.Value) {
-		c := bb.col(cBytes(key))
+		c := bb.colAt(i, cBytes(key))
+		i++
 		switch v.Type() {
 		case fastjson.TypeNumber:
 			bb.num = v.MarshalTo(bb.num[:0])
@@ -145,13 +199,13 @@ func (bb *baseBuilder) finish() *base {
 	b.props = make(map[string]*roaring.Bitmap, len(bb.propIDs))
 	for f, ids := range bb.propIDs {
 		bm := roaring.New()
-		bm.AddMany(ids)
+		bm.AddMany(*ids)
 		bm.RunOptimize()
 		b.props[f] = bm
 	}
 	b.hosts = make(map[hostKey]*hostCol, len(bb.hostIDs))
 	for k, refs := range bb.hostIDs {
-		vals, ids, bounds := sortRefs(refs)
+		vals, ids, bounds := sortRefs(*refs)
 		b.hosts[k] = &hostCol{vals: vals, p: newPostings(ids, bounds, b.words)}
 	}
 	vals, ids, bounds := sortRefs(bb.ranks)
@@ -229,6 +283,9 @@ func fastNumber(text []byte) float64 {
 		}
 	}
 	if real {
+		if f, ok := simpleDecimal(text); ok {
+			return f
+		}
 		f, _ := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
 		return f
 	}
@@ -267,13 +324,53 @@ func fastNumber(text []byte) float64 {
 	return float64(int64(u))
 }
 
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// simpleDecimal reads [-]digits.digits with at most 15 digits in all:
+// mantissa and power of ten are then exact float64s and one IEEE division
+// rounds correctly, exactly as strtod would.
+func simpleDecimal(text []byte) (float64, bool) {
+	s := text
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
 // buildBase indexes nodes (nil entries are holes) with one reused parser.
-func buildBase(nodes []*Node) *base {
+func buildBase(nodes []*Node) (*base, error) {
 	bb := newBaseBuilder(uint32(len(nodes)))
 	var p fastjson.Parser
 	for id, n := range nodes {
 		if n == nil {
 			continue
+		}
+		if _, dup := bb.b.byName[n.Name]; dup {
+			return nil, fmt.Errorf("index: duplicate node name %q", n.Name)
 		}
 		has := false
 		if n.Extra != nil {
@@ -281,7 +378,7 @@ func buildBase(nodes []*Node) *base {
 		}
 		bb.addNode(uint32(id), n, has)
 	}
-	return bb.finish()
+	return bb.finish(), nil
 }
 
 // cString cuts s at its first NUL.

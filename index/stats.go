@@ -39,7 +39,7 @@ func (s *Snapshot) KeyStats(key string) KeyStats {
 			k.Distinct++
 		}
 	}
-	for _, e := range s.ov {
+	for _, e := range s.ov.latest() {
 		if c != nil && int(e.id) < len(c.kind) {
 			k.add(c.kind[e.id], -1)
 		}
@@ -62,7 +62,7 @@ func (s *Snapshot) PropertyCount(name string) int {
 	if named && (bm == nil || !bm.Contains(id)) {
 		n++
 	}
-	for _, e := range s.ov {
+	for _, e := range s.ov.latest() {
 		if e.id < s.b.bound {
 			if (bm != nil && bm.Contains(e.id)) || (named && id == e.id) {
 				n--
@@ -104,6 +104,6 @@ func (s *Snapshot) SizeBytes() int {
 		n += len(k.alpha) + 24 + 8*len(h.vals) + h.p.sizeBytes()
 	}
 	n += 4*len(b.ranks.vals) + b.ranks.p.sizeBytes()
-	n += 48 * len(s.ov)
+	n += 48 * s.ov.size()
 	return n
 }
