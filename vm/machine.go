@@ -9,8 +9,10 @@ import (
 )
 
 // Machine runs programs over snapshots. It keeps its scratch words between
-// runs, so after warm-up a run allocates only its result. A Machine is not
-// safe for concurrent use; Run takes one from a pool.
+// runs, so after warm-up a run allocates only its result, and it keeps the
+// last snapshot it ran on (with that snapshot's live set as words) until
+// the next run. A Machine is not safe for concurrent use; Run takes one from
+// a pool.
 type Machine struct {
 	stack  [][]uint64
 	live   []uint64
