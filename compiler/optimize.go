@@ -21,6 +21,13 @@ type Stats interface {
 	KeyStats(key string) index.KeyStats
 }
 
+// LeafEstimator is implemented by statistics that can count the matches of
+// one Slurm leaf directly, as *index.Snapshot does; the optimizer prefers it
+// to the per-key summary of Stats.
+type LeafEstimator interface {
+	EstimateLeaf(key string, op index.Op, v *index.Operand) int
+}
+
 // Optimize returns an equivalent tree that is cheaper to run: nested and/or
 // flattened, constants folded, duplicate operands dropped, double negations
 // removed and, when stats is not nil, the operands of and ordered most
@@ -29,13 +36,15 @@ type Stats interface {
 // modified.
 func Optimize(n ast.Node, stats Stats) ast.Node {
 	o := optimizer{stats: stats}
+	o.leaves, _ = stats.(LeafEstimator)
 	return o.node(n)
 }
 
 type optimizer struct {
-	stats Stats
-	seed  maphash.Seed
-	seen  map[uint64][]int
+	stats  Stats
+	leaves LeafEstimator // nil when stats cannot estimate single leaves
+	seed   maphash.Seed
+	seen   map[uint64][]int
 }
 
 func (o *optimizer) node(n ast.Node) ast.Node {
@@ -240,6 +249,10 @@ func (o *optimizer) estimate(n ast.Node, total int) int {
 		}
 		return 0
 	case *ast.Compare:
+		if o.leaves != nil && int(n.Op) < len(cmpOps) {
+			v := operand(n.Value)
+			return o.leaves.EstimateLeaf(n.Key, cmpOps[n.Op], &v)
+		}
 		k := o.stats.KeyStats(n.Key)
 		nodes := k.Nodes - k.Unusable
 		if nodes <= 0 {

@@ -124,3 +124,21 @@ func TestDedupeOfManyOperandsKeepsTheInput(t *testing.T) {
 		t.Errorf("Optimize modified its input's operands")
 	}
 }
+
+// leafStats also estimates single leaves: "x" values below 10 are rare.
+type leafStats struct{ fakeStats }
+
+func (leafStats) EstimateLeaf(key string, op index.Op, v *index.Operand) int {
+	if op == index.Lt && v.NumOK && v.Num <= 10 {
+		return 1
+	}
+	return 900
+}
+
+func TestOptimizePrefersLeafEstimates(t *testing.T) {
+	stats := leafStats{fakeStats{len: 1000, keys: map[string][2]int{"x": {1000, 1000}}}}
+	in := and(leaf("x", ast.OpEq, "5"), leaf("x", ast.OpLt, "3"))
+	if got, want := ast.Dump(Optimize(in, stats)), `and(["x"<"3"] ["x"="5"])`; got != want {
+		t.Errorf("Optimize = %s, want %s", got, want)
+	}
+}
