@@ -35,6 +35,9 @@ type LeafEstimator interface {
 // sooner that way). Without stats the source order is kept. n is not
 // modified.
 func Optimize(n ast.Node, stats Stats) ast.Node {
+	if s, ok := stats.(*index.Snapshot); ok && s == nil {
+		stats = nil
+	}
 	o := optimizer{stats: stats}
 	o.leaves, _ = stats.(LeafEstimator)
 	return o.node(n)
