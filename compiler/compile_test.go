@@ -118,3 +118,16 @@ func TestMalformedTreesAreErrorsNotPanics(t *testing.T) {
 		t.Errorf("CompileFor with a nil snapshot: %v", err)
 	}
 }
+
+func TestNegatedOperandsOfAndBecomeAndNot(t *testing.T) {
+	for _, text := range []string{"gpu -big -ib", "-big -ib gpu", "-big gpu -ib"} {
+		p, err := Compile(Requires, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dis := p.Disassemble()
+		if strings.Count(dis, " and_not\n") != 2 || strings.Contains(dis, " not\n") {
+			t.Errorf("%s: want two and_not instructions and no not:\n%s", text, dis)
+		}
+	}
+}

@@ -134,6 +134,9 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			sp--
 		case OpNot:
 			notWords(m.stack[sp], m.liveWords(s, words))
+		case OpAndNot:
+			andNotWords(m.stack[sp-1], m.stack[sp])
+			sp--
 		case OpJumpIfEmpty:
 			if isEmpty(m.stack[sp]) {
 				pc = int(in.A) - 1

@@ -39,13 +39,18 @@ func (e *expr) emit(b *Builder) {
 					labels = append(labels, b.JumpIfFull())
 				}
 			}
-			k.emit(b)
-			if i > 0 {
-				if e.op == "and" {
-					b.And()
-				} else {
-					b.Or()
-				}
+			switch {
+			case i == 0:
+				k.emit(b)
+			case e.op == "and" && k.op == "not":
+				k.kids[0].emit(b)
+				b.AndNot()
+			case e.op == "and":
+				k.emit(b)
+				b.And()
+			default:
+				k.emit(b)
+				b.Or()
 			}
 		}
 		for _, l := range labels {
