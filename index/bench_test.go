@@ -206,3 +206,33 @@ func BenchmarkUpdate(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMillionNodes builds the 1M-node synthetic cluster and answers a
+// 10-leaf mix over it; run alone under /usr/bin/time -v for peak RSS.
+func BenchmarkMillionNodes(b *testing.B) {
+	nodes := synthNodes(1_000_000, 1)
+	s, err := Build(nodes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dst := make([]uint64, s.Words())
+	acc := make([]uint64, s.Words())
+	hq := []HostQuery{{Alpha: "node", Digits: 7, Lo: 1, Hi: 1_000_000}}
+	b.ReportAllocs()
+	for b.Loop() {
+		for i := range acc {
+			acc[i] = ^uint64(0)
+		}
+		for k := 0; k < 2; k++ {
+			for _, c := range leafCases {
+				s.ExtraLeaf(c.key, c.op, &c.o, dst)
+				for i := range acc {
+					acc[i] &= dst[i] | uint64(k)
+				}
+			}
+		}
+		s.HostLeaf(hq, dst)
+	}
+	b.ReportMetric(float64(s.SizeBytes())/1e6, "index-MB")
+	b.ReportMetric(float64(s.SizeBytes())/float64(s.Len()), "index-B/node")
+}

@@ -6,16 +6,27 @@ import (
 	"strings"
 )
 
-// nanRef marks a NaN number in column.ref: NaN nodes sit outside the sorted
-// order because they compare greater than every request.
-const nanRef = math.MaxUint32
+// A vref packs one node's value under a key into 32 bits: the Kind in the
+// top three bits (0: missing) and the index of the value among its type's
+// distinct values below. NaN numbers sit outside the sorted order, because
+// they compare greater than every request: they get index nanIdx.
+const (
+	kindShift = 29
+	idxMask   = 1<<kindShift - 1
+	nanIdx    = idxMask
+)
+
+func vref(k Kind, idx uint32) uint32 { return uint32(k)<<kindShift | idx }
 
 // column holds every node's value under one extra key, split by the node's
 // JSON type. Each type keeps its distinct values in ascending order and the
 // ids sorted by value, so every leaf is one or two position intervals.
 type column struct {
-	kind []Kind   // by id; KindMissing past the end
-	ref  []uint32 // by id: index of the node's value among its type's distinct values
+	// Each node's vref: dense by id, or, for keys most nodes lack, as
+	// sparse (id, vref) pairs sorted by id.
+	dense      []uint32
+	sparseIDs  []uint32
+	sparseRefs []uint32
 
 	nums     []float64 // distinct non-NaN numbers, ascending
 	numStart []uint32  // position where each distinct number starts, then the count
@@ -30,17 +41,31 @@ type column struct {
 	boolStart []uint32
 	boolP     postings
 
-	unusable int
+	unusable []uint32 // ids, ascending
 }
 
-func (c *column) value(id uint32) Value {
-	if int(id) >= len(c.kind) {
-		return Value{}
+// ref returns node id's vref (0 when the node lacks the key).
+func (c *column) ref(id uint32) uint32 {
+	if c.dense != nil {
+		if int(id) < len(c.dense) {
+			return c.dense[id]
+		}
+		return 0
 	}
-	r := c.ref[id]
-	switch c.kind[id] {
+	if i := searchU32(c.sparseIDs, id); i < len(c.sparseIDs) && c.sparseIDs[i] == id {
+		return c.sparseRefs[i]
+	}
+	return 0
+}
+
+func (c *column) kind(id uint32) Kind { return Kind(c.ref(id) >> kindShift) }
+
+func (c *column) value(id uint32) Value {
+	v := c.ref(id)
+	r := v & idxMask
+	switch Kind(v >> kindShift) {
 	case KindNumber:
-		if r == nanRef {
+		if r == nanIdx {
 			return Value{Kind: KindNumber, Num: math.NaN()}
 		}
 		return Value{Kind: KindNumber, Num: c.nums[r]}
@@ -149,7 +174,7 @@ func (c *column) estimate(op Op, o *Operand) int {
 }
 
 func (c *column) sizeBytes() int {
-	n := 5*len(c.kind) + 8*len(c.nums) + 4*len(c.numStart) + 4*len(c.nan)
+	n := 4*len(c.dense) + 4*len(c.sparseIDs) + 4*len(c.sparseRefs) + 4*len(c.unusable) + 8*len(c.nums) + 4*len(c.numStart) + 4*len(c.nan)
 	n += c.num.sizeBytes() + c.str.sizeBytes() + c.boolP.sizeBytes()
 	n += 4*len(c.strStart) + 4*len(c.boolStart) + 2*len(c.bools)
 	for _, s := range c.strs {
@@ -371,12 +396,13 @@ func (b *colBuilder) addValue(id uint32, v Value) {
 // finish sorts the distinct values and lays the ids out in value order
 // (ids ascending within one value) with a stable counting sort.
 func (b *colBuilder) finish(bound uint32, words int) *column {
-	c := &column{kind: make([]Kind, bound), ref: make([]uint32, bound), unusable: len(b.unusable)}
+	c := &column{dense: make([]uint32, bound), unusable: b.unusable}
+	slices.Sort(c.unusable)
 	for _, id := range b.unusable {
-		c.kind[id] = KindUnusable
+		c.dense[id] = vref(KindUnusable, 0)
 	}
 	for _, id := range b.nan {
-		c.kind[id], c.ref[id] = KindNumber, nanRef
+		c.dense[id] = vref(KindNumber, nanIdx)
 	}
 	c.nan = b.nan
 
@@ -405,7 +431,25 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	}
 	ids, start = placeRanked(b.boolRef, order, len(bv), KindBool, c)
 	c.boolStart, c.boolP = start, newPostings(ids, start, words)
+	c.compact()
 	return c
+}
+
+// compact switches to sparse vrefs when fewer than half the ids have the
+// key: pairs cost 8 bytes a node that has it, dense 4 bytes an id.
+func (c *column) compact() {
+	n := len(c.num.ids) + len(c.nan) + len(c.str.ids) + len(c.boolP.ids) + len(c.unusable)
+	if 2*n >= len(c.dense) {
+		return
+	}
+	c.sparseIDs, c.sparseRefs = make([]uint32, 0, n), make([]uint32, 0, n)
+	for id, r := range c.dense {
+		if r != 0 {
+			c.sparseIDs = append(c.sparseIDs, uint32(id))
+			c.sparseRefs = append(c.sparseRefs, r)
+		}
+	}
+	c.dense = nil
 }
 
 // numbers returns every number in key order.
@@ -452,7 +496,7 @@ func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 			c.nums = append(c.nums, keyFloat(e.key))
 		}
 		ids[i] = e.id
-		c.kind[e.id], c.ref[e.id] = KindNumber, uint32(len(c.nums)-1)
+		c.dense[e.id] = vref(KindNumber, uint32(len(c.nums)-1))
 	}
 	return ids, append(start, uint32(len(es)))
 }
@@ -499,7 +543,7 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) 
 		k := rank[r.v]
 		ids[next[k]] = r.id
 		next[k]++
-		c.kind[r.id], c.ref[r.id] = kind, k
+		c.dense[r.id] = vref(kind, k)
 	}
 	return ids, start
 }
@@ -544,9 +588,9 @@ func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
 			}
 		}
 	}
-	for id, k := range c.kind {
-		if k == KindUnusable && !skip(uint32(id)) {
-			cb.unusable = append(cb.unusable, uint32(id))
+	for _, id := range c.unusable {
+		if !skip(id) {
+			cb.unusable = append(cb.unusable, id)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package index
 
 import (
-	"sort"
-
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
@@ -75,7 +73,7 @@ func (s *Snapshot) ID(name string) (uint32, bool) {
 	if id, ok := s.names[name]; ok {
 		return id, true
 	}
-	id, ok := s.b.byName[name]
+	id, ok := s.b.lookup(name)
 	if !ok {
 		return 0, false
 	}
@@ -109,6 +107,21 @@ func clearWords(dst []uint64) {
 	for i := range dst {
 		dst[i] = 0
 	}
+}
+
+// setRun sets the bits of ids lo..hi inclusive.
+func setRun(dst []uint64, lo, hi uint32) {
+	wl, wh := lo>>6, hi>>6
+	first, last := ^uint64(0)<<(lo&63), ^uint64(0)>>(63-hi&63)
+	if wl == wh {
+		dst[wl] |= first & last
+		return
+	}
+	dst[wl] |= first
+	for w := wl + 1; w < wh; w++ {
+		dst[w] = ^uint64(0)
+	}
+	dst[wh] |= last
 }
 
 func setBit(dst []uint64, id uint32, on bool) {
@@ -165,7 +178,7 @@ func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
 	if bm := s.b.props[name]; bm != nil {
 		bm.WriteDenseTo(dst)
 	}
-	if id, ok := s.b.byName[name]; ok {
+	if id, ok := s.b.lookup(name); ok {
 		setBit(dst, id, true)
 	}
 	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
@@ -178,17 +191,30 @@ func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
 // RankLeaf overwrites dst with the live nodes whose rank is in any range.
 func (s *Snapshot) RankLeaf(ranges []RankRange, dst []uint64) {
 	clearWords(dst)
-	rc := &s.b.ranks
-	for _, r := range ranges {
-		if r.Lo > r.Hi {
-			continue
+	if rc := s.b.ranks; rc != nil {
+		for _, r := range ranges {
+			if r.Lo > r.Hi {
+				continue
+			}
+			i := searchU32(rc.vals, r.Lo)
+			j := len(rc.vals)
+			if r.Hi < ^uint32(0) {
+				j = searchU32(rc.vals, r.Hi+1)
+			}
+			rc.p.orSpan(dst, span{uint32(i), uint32(j)})
 		}
-		i := searchU32(rc.vals, r.Lo)
-		j := len(rc.vals)
-		if r.Hi < ^uint32(0) {
-			j = searchU32(rc.vals, r.Hi+1)
+	} else {
+		// Ranks are ids: each range is a run of whole words.
+		for _, r := range ranges {
+			if r.Lo > r.Hi || r.Lo >= s.b.bound {
+				continue
+			}
+			setRun(dst, r.Lo, min(r.Hi, s.b.bound-1))
 		}
-		rc.p.orSpan(dst, span{uint32(i), uint32(j)})
+		live := s.b.liveW
+		for i := range live {
+			dst[i] &= live[i]
+		}
 	}
 	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
 		for _, e := range list {
@@ -214,7 +240,7 @@ func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
 	for i := range qs {
 		q := &qs[i]
 		if q.Exact {
-			if id, ok := s.b.byName[q.Name]; ok {
+			if id, ok := s.b.lookup(q.Name); ok {
 				setBit(dst, id, true)
 			}
 			continue
@@ -223,9 +249,7 @@ func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
 		if hc == nil || q.Digits == 0 || q.Lo > q.Hi {
 			continue
 		}
-		lo := sort.Search(len(hc.vals), func(k int) bool { return hc.vals[k] >= q.Lo })
-		hi := sort.Search(len(hc.vals), func(k int) bool { return hc.vals[k] > q.Hi })
-		hc.p.orSpan(dst, span{uint32(lo), uint32(hi)})
+		hc.orRange(dst, q.Lo, q.Hi)
 	}
 	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
 		for _, e := range list {

@@ -215,7 +215,7 @@ func fold(s *Snapshot) *base {
 			}
 		}
 		for k, c := range b.cols {
-			if int(e.id) < len(c.kind) && c.kind[e.id] != KindMissing {
+			if c.kind(e.id) != KindMissing {
 				touched[k] = true
 			}
 		}
@@ -228,11 +228,12 @@ func fold(s *Snapshot) *base {
 				bb.addNode(id, n, s.HasExtra(id))
 			}
 		}
-		nb = bb.finish()
+		// Names stay unique under the store's checks, so this cannot fail.
+		nb, _ = bb.finish()
 	} else {
 		nb = &base{
 			bound: b.bound, words: b.words, nodes: slices.Clone(b.nodes), has: slices.Clone(b.has),
-			byName: b.byName, props: b.props, hosts: b.hosts, ranks: b.ranks, live: b.live,
+			liveW: b.liveW, other: b.other, props: b.props, hosts: b.hosts, ranks: b.ranks, live: b.live,
 		}
 		for _, e := range changes {
 			nb.nodes[e.id] = e.n

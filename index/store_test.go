@@ -111,6 +111,11 @@ func TestSnapshotsAnswerAsOfTheirGenerationAcrossUpdates(t *testing.T) {
 	for seed := uint64(1); seed <= 6; seed++ {
 		g := newGen(seed)
 		nodes := g.nodes([]int{0, 50, 400, 2000}[seed%4])
+		if seed%2 == 1 {
+			for i := range nodes {
+				nodes[i].Rank = uint32(i)
+			}
+		}
 		used := map[string]bool{}
 		for _, n := range nodes {
 			used[n.Name] = true
