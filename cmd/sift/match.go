@@ -80,10 +80,10 @@ func newMatchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "match [--lang LANG] [--nodes FILE|synthetic:N[,seed=S]] [--output FORMAT] [--explain] [--] EXPR",
 		Short: "Print the nodes that satisfy a constraint",
-		Long: `match compiles one constraint, runs it over the node inventory and prints the matching
-nodes in node order. Without --nodes it uses the built-in synthetic cluster (synthetic:` +
-			fmt.Sprint(inventory.DefaultSyntheticNodes) + `). It exits 0 even when no node matches,
-2 for an invalid constraint or flag, 1 for an unreadable or invalid node file.`,
+		Long: `match compiles one constraint, runs it over the node inventory and prints the
+matching nodes in node order. Without --nodes it uses the built-in synthetic cluster
+(synthetic:` + fmt.Sprint(inventory.DefaultSyntheticNodes) + `). It exits 0 even when no node matches, 2 for an invalid
+constraint or flag, 1 for an unreadable or invalid node file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			printIDs, ok := matchOutputs[output]
