@@ -20,33 +20,6 @@ func facts(node *index.Node) *ast.Facts {
 	return f
 }
 
-// countStats computes the optimizer's statistics by counting.
-type countStats struct{ s *index.Snapshot }
-
-func (c countStats) Len() int { return c.s.Len() }
-
-func (c countStats) PropertyCount(name string) int {
-	n := 0
-	for id := range c.s.IDBound() {
-		if c.s.NodeProperty(id, name) {
-			n++
-		}
-	}
-	return n
-}
-
-func (c countStats) KeyCounts(key string) (int, int) {
-	n := 0
-	distinct := map[index.Value]bool{}
-	for id := range c.s.IDBound() {
-		if v := c.s.ExtraValue(id, key); v.Kind != index.KindMissing {
-			n++
-			distinct[v] = true
-		}
-	}
-	return n, len(distinct)
-}
-
 // checkCase compiles tree with and without statistics and checks Run and
 // MatchNode against plainEval on every node.
 func checkCase(t *testing.T, nodes []index.Node, tree ast.Node) {
@@ -61,7 +34,7 @@ func checkCase(t *testing.T, nodes []index.Node, tree ast.Node) {
 			want.Add(uint32(id))
 		}
 	}
-	for _, stats := range []Stats{nil, countStats{s}} {
+	for _, stats := range []Stats{nil, s} {
 		p, err := CompileAST(tree, stats)
 		if err != nil {
 			t.Fatalf("CompileAST(%s): %v", ast.Dump(tree), err)
