@@ -94,6 +94,8 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			if err != nil {
 				return invalidInput(err)
 			}
+			// Compile before reading the inventory, so an invalid constraint
+			// exits 2 whatever the node file holds.
 			prog, err := compiler.Compile(compiler.Lang(lang), args[0])
 			if err != nil {
 				// Report the front end's positioned error as check does,
@@ -116,6 +118,11 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			snap, err := index.Build(list)
 			if err != nil {
 				return fmt.Errorf("%s: %w", spec, err)
+			}
+			// Compile again with the snapshot's statistics so the optimizer
+			// orders operands by selectivity; results never depend on it.
+			if prog, err = compiler.CompileFor(compiler.Lang(lang), args[0], snap); err != nil {
+				return constraintError(args[0], err)
 			}
 			out := cmd.OutOrStdout()
 			m := vm.NewMachine()
