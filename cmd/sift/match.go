@@ -96,8 +96,7 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			}
 			// Compile before reading the inventory, so an invalid constraint
 			// exits 2 whatever the node file holds.
-			prog, err := compiler.Compile(compiler.Lang(lang), args[0])
-			if err != nil {
+			if _, err := compiler.Compile(compiler.Lang(lang), args[0]); err != nil {
 				// Report the front end's positioned error as check does,
 				// without the compiler's wrapping.
 				var pe offsetter
@@ -121,7 +120,8 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			}
 			// Compile again with the snapshot's statistics so the optimizer
 			// orders operands by selectivity; results never depend on it.
-			if prog, err = compiler.CompileFor(compiler.Lang(lang), args[0], snap); err != nil {
+			prog, err := compiler.CompileFor(compiler.Lang(lang), args[0], snap)
+			if err != nil {
 				return constraintError(args[0], err)
 			}
 			out := cmd.OutOrStdout()
