@@ -113,6 +113,7 @@ func (r *nodeReader) isJSONLines() bool {
 }
 
 func (r *nodeReader) lines() error {
+	r.nodes = make([]index.Node, 0, bytes.Count(r.data, []byte{'\n'})+1)
 	for i := 0; i < len(r.data); {
 		end := r.lineEnd(i)
 		sc := scanner{b: r.data[:end]}
@@ -172,6 +173,7 @@ func (r *nodeReader) document() error {
 	if _, err := r.sc.array(nodes.valStart, 1, &elems); err != nil {
 		return r.syntax(err)
 	}
+	r.nodes = make([]index.Node, 0, len(elems))
 	for _, e := range elems {
 		if r.data[e[0]] != '{' {
 			return r.errAt(e[0], "", "", "expected a node object")

@@ -80,10 +80,10 @@ func newMatchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "match [--lang LANG] [--nodes FILE|synthetic:N[,seed=S]] [--output FORMAT] [--explain] [--] EXPR",
 		Short: "Print the nodes that satisfy a constraint",
-		Long: `match compiles one constraint, runs it over the node inventory and prints the matching
-nodes in node order. Without --nodes it uses the built-in synthetic cluster (synthetic:` +
-			fmt.Sprint(inventory.DefaultSyntheticNodes) + `). It exits 0 even when no node matches,
-2 for an invalid constraint or flag, 1 for an unreadable or invalid node file.`,
+		Long: `match compiles one constraint, runs it over the node inventory and prints the
+matching nodes in node order. Without --nodes it uses the built-in synthetic cluster
+(synthetic:` + fmt.Sprint(inventory.DefaultSyntheticNodes) + `). It exits 0 even when no node matches, 2 for an invalid
+constraint or flag, 1 for an unreadable or invalid node file.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			printIDs, ok := matchOutputs[output]
@@ -94,8 +94,9 @@ nodes in node order. Without --nodes it uses the built-in synthetic cluster (syn
 			if err != nil {
 				return invalidInput(err)
 			}
-			prog, err := compiler.Compile(compiler.Lang(lang), args[0])
-			if err != nil {
+			// Compile before reading the inventory, so an invalid constraint
+			// exits 2 whatever the node file holds.
+			if _, err := compiler.Compile(compiler.Lang(lang), args[0]); err != nil {
 				// Report the front end's positioned error as check does,
 				// without the compiler's wrapping.
 				var pe offsetter
@@ -116,6 +117,12 @@ nodes in node order. Without --nodes it uses the built-in synthetic cluster (syn
 			snap, err := index.Build(list)
 			if err != nil {
 				return fmt.Errorf("%s: %w", spec, err)
+			}
+			// Compile again with the snapshot's statistics so the optimizer
+			// orders operands by selectivity; results never depend on it.
+			prog, err := compiler.CompileFor(compiler.Lang(lang), args[0], snap)
+			if err != nil {
+				return constraintError(args[0], err)
 			}
 			out := cmd.OutOrStdout()
 			m := vm.NewMachine()
