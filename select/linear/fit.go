@@ -6,6 +6,10 @@ import (
 	"github.com/nodesift/sift/select/internal/bits"
 )
 
+// slowPick and slowScan disable the fast paths (fastPick; word-level runs
+// and wholesale empty nodes), for differential tests.
+var slowPick, slowScan = false, false
+
 // want is a request reduced to what the best fit reads.
 type want struct {
 	minCPUs    int
@@ -61,45 +65,61 @@ func (p *Plugin) jobTest(w *want, cand, out bits.Set, minN, maxN, reqN int) (int
 	last := -2
 	first, low := 0, int(^uint(0)>>1)
 	hetero := false
-	cand.Each(func(u uint32) bool {
-		id := int(u)
-		if id != last+1 && last >= 0 {
-			// A gap: close the run, or reuse an empty record (a run of only
-			// required nodes leaves no set).
+	if w.required == nil && p.uniformCPUs > 0 && !slowScan {
+		// Every node offers the same CPUs: runs come straight from the words.
+		a := p.uniformCPUs
+		if w.cpuCap > 0 && a > w.cpuCap {
+			a = w.cpuCap
+		}
+		first, low = a, a
+		cand.Runs(func(s, e int) bool {
+			n := e - s + 1
+			sets = append(sets, consecSet{start: s, end: e, nodes: n, cpus: n * a, req: -1})
+			return true
+		})
+		cur.nodes = 0
+	} else {
+		seen := false
+		cand.Each(func(u uint32) bool {
+			id := int(u)
+			if id != last+1 && last >= 0 {
+				// A gap: close the run, or reuse an empty record (a run of only
+				// required nodes leaves no set).
+				if cur.nodes == 0 {
+					cur.req = -1
+				} else {
+					cur.end = last
+					sets = append(sets, cur)
+					cur = consecSet{req: -1}
+				}
+			}
+			last = id
 			if cur.nodes == 0 {
-				cur.req = -1
+				cur.start = id
+			}
+			a := p.availCPUs(w, id)
+			if !seen {
+				first, seen = a, true
+			} else if a != first {
+				hetero = true
+			}
+			low = min(low, a)
+			if w.required != nil && maxN > 0 && w.required.Has(u) {
+				if cur.req == -1 {
+					cur.req = id
+				}
+				out.Add(u)
+				remNodes--
+				maxN--
+				remCPUs -= a
+				totalCPUs += p.cl.CPUs[id]
 			} else {
-				cur.end = last
-				sets = append(sets, cur)
-				cur = consecSet{req: -1}
+				cur.cpus += a
+				cur.nodes++
 			}
-		}
-		last = id
-		if cur.nodes == 0 {
-			cur.start = id
-		}
-		a := p.availCPUs(w, id)
-		if first == 0 {
-			first = a
-		} else if a != first {
-			hetero = true
-		}
-		low = min(low, a)
-		if w.required != nil && maxN > 0 && w.required.Has(u) {
-			if cur.req == -1 {
-				cur.req = id
-			}
-			out.Add(u)
-			remNodes--
-			maxN--
-			remCPUs -= a
-			totalCPUs += p.cl.CPUs[id]
-		} else {
-			cur.cpus += a
-			cur.nodes++
-		}
-		return true
-	})
+			return true
+		})
+	}
 	if cur.nodes != 0 {
 		cur.end = last
 		sets = append(sets, cur)
@@ -110,11 +130,29 @@ func (p *Plugin) jobTest(w *want, cand, out bits.Set, minN, maxN, reqN int) (int
 		return p.heterogeneous(w, cand, out, remNodes, remCPUs, maxN, totalCPUs)
 	}
 
+	liveReq := 0
+	for i := range sets {
+		if sets[i].req != -1 {
+			liveReq++
+		}
+	}
+	var fast *fastPick
 	ok := false
 	for len(sets) > 0 && maxN > 0 {
 		best := -1
 		bestSufficient := false
+		if !hetero && liveReq == 0 && !slowPick && !(w.contiguous && w.required != nil) {
+			// Every set's CPUs grow with its nodes, so the scan below reduces
+			// to two ordered lookups (see fastPick).
+			if fast == nil {
+				fast = p.newFastPick(sets)
+			}
+			best = fast.pick(sets, first, remCPUs, remNodes, minN, reqN)
+		}
 		for i := range sets {
+			if fast != nil {
+				break
+			}
 			s := &sets[i]
 			if s.nodes == 0 {
 				continue
@@ -180,6 +218,9 @@ func (p *Plugin) jobTest(w *want, cand, out bits.Set, minN, maxN, reqN int) (int
 			ok = true
 			break
 		}
+		if b.req != -1 {
+			liveReq--
+		}
 		b.cpus, b.nodes = 0, 0
 	}
 	if !ok && remCPUs <= 0 && enoughNodes(0, remNodes, minN, reqN) {
@@ -218,4 +259,89 @@ func (p *Plugin) heterogeneous(w *want, cand, out bits.Set, remNodes, remCPUs, m
 		totalCPUs += p.cl.CPUs[id]
 	}
 	return totalCPUs, remNodes <= 0 && remCPUs <= 0
+}
+
+// fastPick answers the best-set scan of reference §1.4 step 5 in sub-linear
+// time when every candidate offers the same CPUs and no live set holds a
+// required node. Then a set's CPUs are its nodes times that count, whether a
+// set is sufficient depends only on its node count (at least some T), and
+// the scan's answer is: the first (lowest index) of the smallest sets with at
+// least T nodes if any, else the first of the largest sets. Sets are kept in
+// buckets by size, each in index order; a set only dies by being picked, and
+// picks take a bucket's first live set, so each bucket is a queue.
+type fastPick struct {
+	sizes   []int     // distinct set sizes, ascending
+	buckets [][]int32 // set indices of each size, ascending
+	heads   []int     // buckets[i][:heads[i]] are dead
+}
+
+func (p *Plugin) newFastPick(sets []consecSet) *fastPick {
+	f := &fastPick{}
+	at := map[int]int{}
+	for i := range sets {
+		n := sets[i].nodes
+		b, ok := at[n]
+		if !ok {
+			b = len(f.sizes)
+			at[n] = b
+			f.sizes = append(f.sizes, n)
+			f.buckets = append(f.buckets, nil)
+		}
+		f.buckets[b] = append(f.buckets[b], int32(i))
+	}
+	order := make([]int, len(f.sizes))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return f.sizes[a] - f.sizes[b] })
+	sizes, buckets := make([]int, len(order)), make([][]int32, len(order))
+	for i, o := range order {
+		sizes[i], buckets[i] = f.sizes[o], f.buckets[o]
+	}
+	f.sizes, f.buckets, f.heads = sizes, buckets, make([]int, len(order))
+	return f
+}
+
+// first returns the first live set of bucket b, or -1.
+func (f *fastPick) first(sets []consecSet, b int) int {
+	q := f.buckets[b]
+	for f.heads[b] < len(q) && sets[q[f.heads[b]]].nodes == 0 {
+		f.heads[b]++
+	}
+	if f.heads[b] == len(q) {
+		return -1
+	}
+	return int(q[f.heads[b]])
+}
+
+func (f *fastPick) pick(sets []consecSet, cpusPerNode, remCPUs, remNodes, minN, reqN int) int {
+	largest := -1
+	for b := len(f.sizes) - 1; b >= 0 && largest < 0; b-- {
+		largest = f.first(sets, b)
+	}
+	if largest < 0 {
+		return -1
+	}
+	needed := remNodes
+	if reqN > minN {
+		needed = remNodes + minN - reqN
+	}
+	t := max(needed, 0)
+	switch {
+	case remCPUs <= 0:
+	case cpusPerNode <= 0:
+		t = int(^uint(0) >> 1)
+	default:
+		t = max(t, (remCPUs+cpusPerNode-1)/cpusPerNode)
+	}
+	if sets[largest].nodes < t {
+		return largest
+	}
+	b, _ := slices.BinarySearch(f.sizes, t)
+	for ; b < len(f.sizes); b++ {
+		if s := f.first(sets, b); s >= 0 {
+			return s
+		}
+	}
+	return largest
 }

@@ -38,7 +38,10 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	if a == nil || a.Nodes == nil || a.Nodes.IsEmpty() {
 		return fail(errors.New("empty allocation"))
 	}
-	exp := p.st.dup()
+	exp := p.st
+	if len(a.Preempted) > 0 {
+		exp = p.st.dup()
+	}
 	for _, v := range a.Preempted {
 		j, ok := exp.jobs[v]
 		if !ok {
@@ -120,6 +123,7 @@ func (p *Plugin) Resume(id uint32) error {
 		if j.exclusive {
 			p.st.excl[n]++
 		}
+		p.st.touch(n)
 	}
 	j.suspended = false
 	return nil

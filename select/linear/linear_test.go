@@ -36,7 +36,9 @@ func ids(b *roaring.Bitmap) []uint32 {
 	return b.ToArray()
 }
 
-func bm(xs ...uint32) *roaring.Bitmap { return roaring.BitmapOf(xs...) }
+func bm(xs ...uint32) *roaring.Bitmap { return bmOf(xs...) }
+
+func bmOf(xs ...uint32) *roaring.Bitmap { return roaring.BitmapOf(xs...) }
 
 func rng(lo, hi uint32) []uint32 {
 	var out []uint32

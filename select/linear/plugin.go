@@ -37,16 +37,72 @@ type Plugin struct {
 	st  *state
 
 	usable bits.Set
+	// tierW and tierSet are the distinct node weights, lightest first, and
+	// the nodes of each.
+	tierW   []uint32
+	tierSet []bits.Set
+	// uniformCPUs is every live node's CPU count when they all agree, else
+	// 0; minCPUs and minMem are the smallest over live nodes.
+	uniformCPUs, minCPUs int
+	minMem               uint64
 	// scratch, reused between calls
 	sets []consecSet
 	ids  []uint32
+	tmp  bits.Set
+	bufs [5]bits.Set
+}
+
+// Scratch set slots; a call chain never uses one slot for two live sets.
+const (
+	bufAll = iota
+	bufUsable
+	bufAcc
+	bufFilter
+	bufOut
+)
+
+// buf returns scratch slot i, emptied.
+func (p *Plugin) buf(i int) bits.Set {
+	if len(p.bufs[i]) != (p.cl.N+63)/64 {
+		p.bufs[i] = bits.New(p.cl.N)
+	}
+	p.bufs[i].Clear()
+	return p.bufs[i]
 }
 
 var _ job.Plugin = (*Plugin)(nil)
 
 // New returns a plugin with no jobs over cl.
 func New(cl *job.Cluster, cfg Config) *Plugin {
-	return &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N)}
+	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N)}
+	live := bits.FromRoaring(cl.Snap.Live(), cl.N)
+	byW := map[uint32]bits.Set{}
+	p.minCPUs, p.minMem = int(^uint(0)>>1), ^uint64(0)
+	p.uniformCPUs = -1
+	live.Each(func(id uint32) bool {
+		w := cl.Weight[id]
+		if byW[w] == nil {
+			byW[w] = bits.New(cl.N)
+			p.tierW = append(p.tierW, w)
+		}
+		byW[w].Add(id)
+		c := cl.CPUs[id]
+		p.minCPUs = min(p.minCPUs, c)
+		p.minMem = min(p.minMem, cl.MemoryMB[id])
+		if p.uniformCPUs == -1 {
+			p.uniformCPUs = c
+		} else if p.uniformCPUs != c {
+			p.uniformCPUs = 0
+		}
+		return true
+	})
+	p.uniformCPUs = max(p.uniformCPUs, 0)
+	slices.Sort(p.tierW)
+	for _, w := range p.tierW {
+		p.tierSet = append(p.tierSet, byW[w])
+	}
+	p.st.clean.And(live)
+	return p
 }
 
 // Cluster is the cluster the plugin selects from.
@@ -81,10 +137,24 @@ func (p *Plugin) jobMem(r *job.Request, id int) uint64 {
 // of in that can take the job with at most runCnt running and totCnt total
 // jobs already on them. It returns the count kept.
 func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt, totCnt int, mode job.Mode) int {
-	out.Clear()
-	kept := 0
 	cpt := r.CPUsPerTaskOr1()
-	in.Each(func(u uint32) bool {
+	kept := 0
+	todo := in
+	if !slowScan && p.emptyNodesFit(r, mode) {
+		// Nodes with nothing on them take the job wholesale; only the others
+		// are looked at one by one.
+		out.Copy(in)
+		if mode == job.TestOnly {
+			return out.Count()
+		}
+		out.And(st.clean)
+		kept = out.Count()
+		todo = p.scratch(in)
+		todo.AndNot(st.clean)
+	} else {
+		out.Clear()
+	}
+	todo.Each(func(u uint32) bool {
 		id := int(u)
 		cpus := p.cl.CPUs[id]
 		if cpus < cpt || cpus < r.NTasksPerNode {
@@ -114,6 +184,34 @@ func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt
 	return kept
 }
 
+// emptyNodesFit reports whether every live node with nothing allocated
+// passes countBitmap's per-node checks for r.
+func (p *Plugin) emptyNodesFit(r *job.Request, mode job.Mode) bool {
+	cpt := r.CPUsPerTaskOr1()
+	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 || cpt > p.minCPUs || r.NTasksPerNode > p.minCPUs {
+		return false
+	}
+	if mode == job.TestOnly {
+		return true
+	}
+	switch {
+	case r.MemPerCPU > 0:
+		return false
+	case r.MemPerNodeSet && r.MemPerNode > 0:
+		return r.MemPerNode <= p.minMem
+	}
+	return true
+}
+
+// scratch returns a reusable copy of s.
+func (p *Plugin) scratch(s bits.Set) bits.Set {
+	if len(p.tmp) != len(s) {
+		p.tmp = bits.New(p.cl.N)
+	}
+	p.tmp.Copy(s)
+	return p.tmp
+}
+
 // shares reports whether r may share nodes in its partition.
 func (p *Plugin) maxShare(r *job.Request) int {
 	if r.Exclusive || !r.OverSubscribe {
@@ -124,7 +222,14 @@ func (p *Plugin) maxShare(r *job.Request) int {
 
 // Select implements job.Plugin.
 func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now int64) (*job.Allocation, error) {
-	all := bits.FromRoaring(cand, p.cl.N)
+	all := p.buf(bufAll)
+	if cand != nil && !cand.IsEmpty() {
+		if int(cand.Maximum()) < p.cl.N {
+			cand.WriteDenseTo(all)
+		} else {
+			all.Copy(bits.FromRoaring(cand, p.cl.N))
+		}
+	}
 	if r.ExcludedSet != nil {
 		all.AndNot(bits.FromRoaring(r.ExcludedSet, p.cl.N))
 	}
@@ -135,7 +240,8 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	case job.TestOnly:
 		return p.testOnly(r, all)
 	case job.WillRun:
-		usable := all.Clone()
+		usable := p.buf(bufUsable)
+		usable.Copy(all)
 		usable.And(p.usable)
 		a, err := p.willRun(r, usable, now)
 		if err != nil {
@@ -145,7 +251,8 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		}
 		return a, err
 	}
-	usable := all.Clone()
+	usable := p.buf(bufUsable)
+	usable.Copy(all)
 	usable.And(p.usable)
 	a, err := p.runNowTiers(r, usable, now)
 	if err == nil {
@@ -160,11 +267,11 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 // testOnly is _test_only (reference §1.5): capacity only, memory ignored.
 func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error) {
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
-	f := bits.New(p.cl.N)
+	f := p.buf(bufFilter)
 	if p.countBitmap(p.st, r, cand, f, noShareLimit, noShareLimit, job.TestOnly) < minN {
 		return nil, &job.Unsatisfied{Never: true, Reason: fmt.Sprintf("fewer than %d nodes could ever take the job", minN)}
 	}
-	out := bits.New(p.cl.N)
+	out := p.buf(bufOut)
 	total, ok := p.jobTest(p.wantOf(r, minN), f, out, minN, maxN, reqN)
 	if !ok {
 		return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes is large enough"}
@@ -178,7 +285,7 @@ func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error
 func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.Allocation, error) {
 	weights := p.tiers(usable)
 	minN, _, reqN := r.NodeCounts(usable.Count())
-	acc := bits.New(p.cl.N)
+	acc := p.buf(bufAcc)
 	if r.RequiredSet != nil {
 		acc.Or(bits.FromRoaring(r.RequiredSet, p.cl.N))
 		acc.And(usable)
@@ -187,13 +294,10 @@ func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.A
 	if p.cfg.Preempt {
 		victims = p.preemptCandidates(r)
 	}
-	for i, wt := range weights {
-		usable.Each(func(id uint32) bool {
-			if p.cl.Weight[id] == wt {
-				acc.Add(id)
-			}
-			return true
-		})
+	for i, tier := range weights {
+		t := p.scratch(tier)
+		t.And(usable)
+		acc.Or(t)
 		last := i == len(weights)-1
 		n := acc.Count()
 		if n < minN || (n < reqN && !last) {
@@ -210,19 +314,15 @@ func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.A
 	return nil, &job.Unsatisfied{Reason: "not enough free nodes now"}
 }
 
-// tiers lists the distinct weights of the nodes in s, lightest first.
-func (p *Plugin) tiers(s bits.Set) []uint32 {
-	var ws []uint32
-	seen := map[uint32]bool{}
-	s.Each(func(id uint32) bool {
-		if w := p.cl.Weight[id]; !seen[w] {
-			seen[w] = true
-			ws = append(ws, w)
+// tiers returns the weight tiers holding nodes of s, lightest first.
+func (p *Plugin) tiers(s bits.Set) []bits.Set {
+	var out []bits.Set
+	for _, t := range p.tierSet {
+		if t.Intersects(s) {
+			out = append(out, t)
 		}
-		return true
-	})
-	slices.Sort(ws)
-	return ws
+	}
+	return out
 }
 
 // preemptCandidates are the running jobs r may preempt, lowest priority
@@ -243,8 +343,8 @@ func (p *Plugin) runNow(r *job.Request, cand bits.Set, now int64, victims []*rec
 	maxShare := p.maxShare(r)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	w := p.wantOf(r, minN)
-	f := bits.New(p.cl.N)
-	out := bits.New(p.cl.N)
+	f := p.buf(bufFilter)
+	out := p.buf(bufOut)
 	prev := -1
 	for maxRun := 0; maxRun < maxShare; maxRun++ {
 		lastIter := maxRun == maxShare-1
@@ -346,8 +446,8 @@ func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 	maxRun := max(p.maxShare(r)-1, 1)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	w := p.wantOf(r, minN)
-	f := bits.New(p.cl.N)
-	out := bits.New(p.cl.N)
+	f := p.buf(bufFilter)
+	out := p.buf(bufOut)
 	if p.countBitmap(p.st, r, cand, f, maxRun, noShareLimit, job.RunNow) >= minN {
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
 			return p.allocation(r, out, total, now, nil), nil

@@ -35,15 +35,30 @@ type state struct {
 	run  []int32
 	tot  []int32
 	jobs map[uint32]*record
+	// clean marks the nodes with no job and no memory charged.
+	clean bits.Set
 }
 
 func newState(n int) *state {
-	return &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}}
+	s := &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}, clean: bits.New(n)}
+	for i := 0; i < n; i++ {
+		s.clean.Add(uint32(i))
+	}
+	return s
+}
+
+// touch updates node id's clean bit.
+func (s *state) touch(id uint32) {
+	if s.mem[id] == 0 && s.excl[id] == 0 && s.run[id] == 0 && s.tot[id] == 0 {
+		s.clean.Add(id)
+	} else {
+		s.clean.Del(id)
+	}
 }
 
 // dup deep-copies the state for what-if tests (Slurm's _dup_cr).
 func (s *state) dup() *state {
-	d := &state{mem: slices.Clone(s.mem), excl: slices.Clone(s.excl), run: slices.Clone(s.run), tot: slices.Clone(s.tot), jobs: make(map[uint32]*record, len(s.jobs))}
+	d := &state{mem: slices.Clone(s.mem), excl: slices.Clone(s.excl), run: slices.Clone(s.run), tot: slices.Clone(s.tot), jobs: make(map[uint32]*record, len(s.jobs)), clean: s.clean.Clone()}
 	for id, r := range s.jobs {
 		d.jobs[id] = r
 	}
@@ -61,6 +76,7 @@ func (s *state) add(r *record) {
 				s.excl[id]++
 			}
 		}
+		s.touch(id)
 	}
 	s.jobs[r.id] = r
 }
@@ -79,19 +95,10 @@ func (s *state) remove(r *record, all bool) {
 			s.mem[id] -= r.mem[i]
 			s.tot[id]--
 		}
+		s.touch(id)
 	}
 	if all {
 		delete(s.jobs, r.id)
-	}
-}
-
-// busy marks the nodes holding any job or memory.
-func (s *state) busy(dst bits.Set) {
-	dst.Clear()
-	for id := range s.tot {
-		if s.tot[id] != 0 || s.run[id] != 0 || s.excl[id] != 0 || s.mem[id] != 0 {
-			dst.Add(uint32(id))
-		}
 	}
 }
 

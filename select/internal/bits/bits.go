@@ -18,7 +18,11 @@ func New(n int) Set { return make(Set, (n+63)/64) }
 // FromRoaring returns the members of b below n as a dense set.
 func FromRoaring(b *roaring.Bitmap, n int) Set {
 	s := New(n)
-	if b == nil {
+	if b == nil || b.IsEmpty() {
+		return s
+	}
+	if int(b.Maximum()) < n {
+		b.WriteDenseTo(s)
 		return s
 	}
 	it := b.Iterator()
@@ -140,4 +144,34 @@ func (s Set) IDs(dst []uint32) []uint32 {
 		}
 	}
 	return dst
+}
+
+// Runs calls f with the first and last id of every run of consecutive
+// members, in increasing order, until f returns false.
+func (s Set) Runs(f func(first, last int) bool) {
+	n := len(s) * 64
+	i := 0
+	for i < n {
+		w := i >> 6
+		word := s[w] >> (uint(i) & 63)
+		if word == 0 {
+			i = (w + 1) << 6
+			continue
+		}
+		i += mbits.TrailingZeros64(word)
+		start := i
+		for i < n {
+			w = i >> 6
+			word = ^s[w] >> (uint(i) & 63)
+			if word == 0 {
+				i = (w + 1) << 6
+				continue
+			}
+			i += mbits.TrailingZeros64(word)
+			break
+		}
+		if !f(start, i-1) {
+			return
+		}
+	}
 }
