@@ -175,3 +175,21 @@ func (s Set) Runs(f func(first, last int) bool) {
 		}
 	}
 }
+
+// CountRange is the number of members in [lo, hi).
+func (s Set) CountRange(lo, hi int) int {
+	n := 0
+	for lo < hi {
+		w := lo >> 6
+		off := uint(lo) & 63
+		word := s[w] >> off
+		span := 64 - int(off)
+		if hi-lo < span {
+			span = hi - lo
+			word &= (1 << uint(span)) - 1
+		}
+		n += mbits.OnesCount64(word)
+		lo += span
+	}
+	return n
+}

@@ -35,3 +35,26 @@ func TestRunsMatchesBitByBitScan(t *testing.T) {
 		}
 	}
 }
+
+func TestCountRangeMatchesHas(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	s := New(400)
+	for i := 0; i < 400; i++ {
+		if r.IntN(2) == 0 {
+			s.Add(uint32(i))
+		}
+	}
+	for iter := 0; iter < 2000; iter++ {
+		lo := r.IntN(400)
+		hi := lo + r.IntN(400-lo+1)
+		want := 0
+		for i := lo; i < hi; i++ {
+			if s.Has(uint32(i)) {
+				want++
+			}
+		}
+		if got := s.CountRange(lo, hi); got != want {
+			t.Fatalf("[%d,%d): %d, want %d", lo, hi, got, want)
+		}
+	}
+}
