@@ -35,6 +35,8 @@ func testCluster(t testing.TB, specs ...nodeSpec) *job.Cluster {
 	return job.NewCluster(snap)
 }
 
+func bmOf(xs ...uint32) *roaring.Bitmap { return roaring.BitmapOf(xs...) }
+
 func same(n int, s nodeSpec) []nodeSpec { return slices.Repeat([]nodeSpec{s}, n) }
 
 var small = nodeSpec{sockets: 1, cores: 4, threads: 1, mem: 1000}

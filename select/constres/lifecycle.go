@@ -196,7 +196,11 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	if a == nil || len(a.PerNode) == 0 {
 		return fail(errors.New("empty allocation"))
 	}
-	exp := p.st.dup()
+	exp := p.st
+	if len(a.Preempted) > 0 {
+		// Preemption is tried on a copy, so a refusal changes nothing.
+		exp = p.st.dup()
+	}
 	for _, v := range a.Preempted {
 		j, ok := exp.jobs[v]
 		if !ok {

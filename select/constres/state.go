@@ -33,14 +33,6 @@ type record struct {
 	start, end  int64
 }
 
-func (r *record) totalCPUs() int {
-	n := 0
-	for _, c := range r.cpus {
-		n += c
-	}
-	return n
-}
-
 // partRows is one partition's rows: each the union of the cores of the jobs
 // placed in it.
 type partRows struct {
