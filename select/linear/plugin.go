@@ -37,6 +37,7 @@ type Plugin struct {
 	st  *state
 
 	usable bits.Set
+	live   bits.Set
 	// tierW and tierSet are the distinct node weights, lightest first, and
 	// the nodes of each.
 	tierW   []uint32
@@ -102,6 +103,7 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 		p.tierSet = append(p.tierSet, byW[w])
 	}
 	p.st.clean.And(live)
+	p.live = live
 	return p
 }
 
