@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/flux"
 	"github.com/nodesift/sift/compiler/slurm"
 	"github.com/nodesift/sift/vm"
 )
@@ -43,15 +44,22 @@ func CompileWith(lang Lang, text string, stats Stats) (*vm.Program, error) {
 
 // parse runs lang's front end.
 func parse(lang Lang, text string) (ast.Node, error) {
+	var (
+		n   ast.Node
+		err error
+	)
 	switch lang {
 	case Slurm:
-		n, err := slurm.Parse(text)
-		if err != nil {
-			return nil, fmt.Errorf("compiler: %w", err)
-		}
-		return n, nil
-	case Flux, Requires:
-		return nil, fmt.Errorf("compiler: the %s front end is not available yet", lang)
+		n, err = slurm.Parse(text)
+	case Flux:
+		n, err = flux.ParseRFC31([]byte(text))
+	case Requires:
+		n, err = flux.ParseRequires(text)
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownLang, string(lang))
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownLang, string(lang))
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %s: %w", lang, err)
+	}
+	return n, nil
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/flux"
 	"github.com/nodesift/sift/compiler/slurm"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/vm"
@@ -12,34 +13,38 @@ import (
 
 // FuzzVMvsReference turns the fuzz input into a node set and a constraint
 // and checks that the compiled program, run over the whole index and node
-// by node, gives exactly the reference evaluator's answer. Even inputs use
-// the Slurm text path (format, parse, Compile); odd ones compile a tree with
-// every node kind directly.
+// by node, gives exactly the reference evaluator's answer. The first byte
+// picks the path: Slurm text (format, parse, Compile), RFC 31 JSON text, or
+// a tree with every node kind compiled directly.
 func FuzzVMvsReference(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("\x00a=1.23|foo<baz"))
 	f.Add([]byte("\x01not(gpu)&ranks"))
+	f.Add([]byte("\x02not(gpu)&ranks"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		b := &byteSource{data: data}
 		mode := b.byte()
 		nodes := genNodes(b)
-		if mode%2 == 0 {
-			checkText(t, nodes, slurm.Format(genSlurm(b, 3)))
-		} else {
+		switch mode % 3 {
+		case 0:
+			checkText(t, nodes, Slurm, slurm.Format(genSlurm(b, 3)))
+		case 1:
+			checkText(t, nodes, Flux, flux.FormatRFC31(genRFC31(b, 4)))
+		default:
 			checkCase(t, nodes, genFlux(b, 4))
 		}
 	})
 }
 
-// checkText compiles Slurm text and checks it against the reference on the
-// parsed tree, with and without selectivity ordering.
-func checkText(t *testing.T, nodes []index.Node, text string) {
+// checkText compiles text and checks it against the reference on the parsed
+// tree, with and without selectivity ordering.
+func checkText(t *testing.T, nodes []index.Node, lang Lang, text string) {
 	t.Helper()
-	tree, err := slurm.Parse(text)
+	tree, err := parse(lang, text)
 	if err != nil {
 		t.Fatalf("generated text %q does not parse: %v", text, err)
 	}
-	p, err := Compile(Slurm, text)
+	p, err := Compile(lang, text)
 	if err != nil {
 		t.Fatalf("Compile(%q): %v", text, err)
 	}

@@ -176,9 +176,19 @@ func genSlurm(b *byteSource, depth int) ast.Node {
 
 // genFlux returns a random tree using every node kind the code generator
 // supports, including not and constants.
-func genFlux(b *byteSource, depth int) ast.Node {
+func genFlux(b *byteSource, depth int) ast.Node { return genTree(b, depth, true) }
+
+// genRFC31 returns a random tree that RFC 31 can express (no Slurm
+// comparisons).
+func genRFC31(b *byteSource, depth int) ast.Node { return genTree(b, depth, false) }
+
+func genTree(b *byteSource, depth int, compare bool) ast.Node {
 	if depth == 0 || b.intn(3) == 0 {
-		switch b.intn(6) {
+		leaves := 6
+		if !compare {
+			leaves = 4
+		}
+		switch b.intn(leaves) {
 		case 0:
 			return &ast.Const{Value: b.intn(2) == 0}
 		case 1, 2:
@@ -191,11 +201,11 @@ func genFlux(b *byteSource, depth int) ast.Node {
 	}
 	switch b.intn(4) {
 	case 0:
-		return &ast.Not{X: genFlux(b, depth-1)}
+		return &ast.Not{X: genTree(b, depth-1, compare)}
 	}
 	xs := make([]ast.Node, b.intn(4))
 	for i := range xs {
-		xs[i] = genFlux(b, depth-1)
+		xs[i] = genTree(b, depth-1, compare)
 	}
 	if b.intn(2) == 0 {
 		return &ast.And{X: xs}
