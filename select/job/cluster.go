@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 )
 
@@ -143,9 +144,8 @@ func (e *ResolveError) Error() string {
 }
 
 // Resolve fills r.RequiredSet and r.ExcludedSet from r.Required and
-// r.Excluded. Lists are comma-separated node names; bracketed hostlist
-// ranges are expanded only in the simple prefix[lo-hi,...] form until the
-// hostlist package lands.
+// r.Excluded, Slurm hostlists such as n[1-4,7],gpu01. Every name must be a
+// node of the cluster, as Slurm requires.
 func (r *Request) Resolve(c *Cluster) error {
 	var err error
 	if r.RequiredSet, err = resolveList(c, r.Required); err != nil {
@@ -160,16 +160,22 @@ func resolveList(c *Cluster, list string) (*roaring.Bitmap, error) {
 	if strings.TrimSpace(list) == "" {
 		return out, nil
 	}
-	names, err := expandNames(list)
+	l, err := hostlist.Parse(hostlist.Slurm, list)
 	if err != nil {
 		return nil, fmt.Errorf("node list %q: %w", list, err)
 	}
-	for _, name := range names {
+	var unknown string
+	l.Each(func(name string) bool {
 		id, ok := c.Snap.ID(name)
 		if !ok {
-			return nil, &ResolveError{List: list, Name: name}
+			unknown = name
+			return false
 		}
 		out.Add(id)
+		return true
+	})
+	if unknown != "" {
+		return nil, &ResolveError{List: list, Name: unknown}
 	}
 	return out, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/nodesift/sift/index"
 )
 
 func TestParseSpecReadsEveryKey(t *testing.T) {
@@ -104,4 +106,33 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("min %d > max %d", r.MinNodes, r.MaxNodes)
 		}
 	})
+}
+
+func TestResolveUsesSlurmHostlists(t *testing.T) {
+	var nodes []index.Node
+	for _, n := range []string{"n1", "n2", "n3", "n10", "gpu01"} {
+		nodes = append(nodes, index.Node{Name: n})
+	}
+	s, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	r := &Request{Required: "n[1-2],gpu01", Excluded: "n10"}
+	if err := r.Resolve(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.RequiredSet.ToArray(); len(got) != 3 || got[0] != 0 || got[2] != 4 {
+		t.Errorf("required %v", got)
+	}
+	if got := r.ExcludedSet.ToArray(); len(got) != 1 || got[0] != 3 {
+		t.Errorf("excluded %v", got)
+	}
+	var re *ResolveError
+	if err := (&Request{Required: "n[1-4]"}).Resolve(c); !errors.As(err, &re) || re.Name != "n4" {
+		t.Errorf("unknown node: %v", err)
+	}
+	if err := (&Request{Required: "n[1-"}).Resolve(c); err == nil {
+		t.Error("bad hostlist accepted")
+	}
 }
