@@ -179,3 +179,14 @@ func resolveList(c *Cluster, list string) (*roaring.Bitmap, error) {
 	}
 	return out, nil
 }
+
+// HoldInventoryBusy removes from Usable the nodes the inventory reports as
+// in use by jobs the plugin does not know: allocated nodes, and mixed nodes
+// too when the plugin allocates whole nodes. They stay candidates for
+// test-only questions.
+func (c *Cluster) HoldInventoryBusy(wholeNodes bool) {
+	c.Usable.AndNot(c.Allocated)
+	if wholeNodes {
+		c.Usable.AndNot(c.Mixed)
+	}
+}
