@@ -174,25 +174,35 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 			if s.nodes == 0 {
 				continue
 			}
-			suff := s.cpus >= remCPUs && enoughNodes(s.nodes, remNodes, minN, reqN) && s.gpus >= remGPUs
-			if r.Contiguous {
-				if suff && (best == -1 || !bestSuff) {
-					best, bestSuff = i, true
-				} else if best == -1 {
-					best = i
-				}
+			if r.Contiguous && required != nil && s.req == -1 {
 				continue
 			}
-			var b *cset
-			if best >= 0 {
-				b = &sets[best]
+			suff := s.cpus >= remCPUs && enoughNodes(s.nodes, remNodes, minN, reqN) && s.gpus >= remGPUs
+			// The predicate of eval_nodes_consec, literally: an insufficient
+			// but larger run can displace a sufficient best of equal weight.
+			newBest := false
+			if best == -1 {
+				newBest = true
+			} else {
+				b := &sets[best]
+				switch {
+				case b.req == -1 && s.req != -1, s.weight < b.weight:
+					newBest = true
+				case s.weight == b.weight && ((suff && !bestSuff) || (suff && s.cpus < b.cpus) || (!suff && s.cpus > b.cpus)):
+					newBest = true
+				case !bestSuff && r.Contiguous && suff:
+					newBest = true
+				}
 			}
-			switch {
-			case b == nil, b.req == -1 && s.req != -1, s.weight < b.weight:
+			if newBest {
 				best, bestSuff = i, suff
-			case s.weight == b.weight:
-				if (suff && !bestSuff) || (suff && s.cpus < b.cpus) || (!suff && s.cpus > b.cpus) {
-					best, bestSuff = i, suff
+			}
+			if r.Contiguous && required != nil {
+				// All required nodes must sit in one run.
+				for j := i + 1; j < len(sets); j++ {
+					if sets[j].req != -1 {
+						return nil, false
+					}
 				}
 			}
 		}

@@ -214,7 +214,9 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 			if whole {
 				step = cpus
 			}
-			for cpus > 0 && rate*uint64(cpus) > freeMem {
+			// Whole cores are allocated, so memory is charged for every
+			// thread of the cores the CPUs need.
+			for cpus > 0 && rate*uint64((cpus+threads-1)/threads*threads) > freeMem {
 				cpus -= min(step, cpus)
 			}
 		default:
