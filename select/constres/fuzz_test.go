@@ -40,6 +40,30 @@ func checkInvariants(t *testing.T, p *Plugin) {
 			}
 		}
 	}
+	nreq, cnt, share := make([]int32, p.cl.N), make([]int32, p.cl.N), make([]int32, p.cl.N)
+	for _, j := range p.st.jobs {
+		if j.suspended {
+			continue
+		}
+		for _, id := range j.nodes {
+			nreq[id] += j.nodeReq
+			cnt[id]++
+			if j.nodeReq == crAvailable {
+				share[id]++
+			}
+		}
+	}
+	for id := 0; id < p.cl.N; id++ {
+		if nreq[id] != p.st.nodeReq[id] || cnt[id] != p.st.jobCnt[id] || share[id] != p.st.shareCnt[id] {
+			t.Fatalf("node %d: state books disagree with the jobs", id)
+		}
+		if nreq[id] >= crReserved && cnt[id] > 1 {
+			t.Fatalf("node %d: an exclusive job shares the node", id)
+		}
+		if nreq[id] >= crOneRow && nreq[id] < crReserved && share[id] > 0 {
+			t.Fatalf("node %d: a non-sharing job runs beside sharing jobs", id)
+		}
+	}
 	for core, js := range holders {
 		if len(js) == 1 {
 			continue
@@ -150,7 +174,6 @@ func lifecycle(t *testing.T, seed1, seed2 uint64) {
 				}
 				continue
 			}
-			live = p.Jobs()
 		case op < 7 && len(live) > 0:
 			id := live[r.IntN(len(live))]
 			_ = p.Fini(id)

@@ -244,8 +244,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 		rec.mem = append(rec.mem, na.MemoryMB)
 		rec.gpus = append(rec.gpus, g)
 	}
-	check := nodes.Clone()
-	if !p.verifyShare(exp, r, check) {
+	if !p.verifyShare(exp, p.nodeReqOf(r), nodes) {
 		return fail(errors.New("a node's jobs do not allow this job's sharing mode"))
 	}
 	if err := p.addJob(exp, rec); err != nil {
@@ -255,10 +254,9 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	return nil
 }
 
-// verifyShare applies the node-state part of _verify_node_state to every
-// node of s.
-func (p *Plugin) verifyShare(st *state, r *job.Request, s bits.Set) bool {
-	req := p.nodeReqOf(r)
+// verifyShare applies the node-state part of _verify_node_state, for a job
+// of node requirement req, to every node of s.
+func (p *Plugin) verifyShare(st *state, req int32, s bits.Set) bool {
 	ok := true
 	s.Each(func(id uint32) bool {
 		switch ns := st.nodeReq[id]; {
@@ -313,8 +311,7 @@ func (p *Plugin) Resume(id uint32) error {
 	for _, n := range j.nodes {
 		s.Add(n)
 	}
-	req := &job.Request{Partition: j.partition, Exclusive: j.nodeReq == crReserved, OverSubscribe: j.nodeReq == crAvailable}
-	if !p.verifyShare(p.st, req, s) {
+	if !p.verifyShare(p.st, j.nodeReq, s) {
 		return &LifecycleError{"resume", id, errors.New("its nodes are in use")}
 	}
 	j.suspended = false
@@ -365,6 +362,13 @@ func (p *Plugin) Expand(from, to uint32) error {
 		}
 	}
 	sortRecord(m)
+	ns := bits.New(p.cl.N)
+	for _, id := range m.nodes {
+		ns.Add(id)
+	}
+	if !p.verifyShare(exp, m.nodeReq, ns) {
+		return &LifecycleError{"expand", to, errors.New("a node's other jobs do not allow the merged job's sharing mode")}
+	}
 	if err := p.addJob(exp, m); err != nil {
 		return &LifecycleError{"expand", to, err}
 	}

@@ -140,8 +140,9 @@ func (p *Plugin) Expand(from, to uint32) error {
 	if f.suspended || t.suspended {
 		return &LifecycleError{"expand", to, errors.New("cannot expand a suspended job")}
 	}
-	p.st.remove(f, true)
-	p.st.remove(t, true)
+	exp := p.st.dup()
+	exp.remove(f, true)
+	exp.remove(t, true)
 	m := t.clone()
 	mem := map[uint32]uint64{}
 	for i, n := range t.nodes {
@@ -160,8 +161,13 @@ func (p *Plugin) Expand(from, to uint32) error {
 	for _, n := range m.nodes {
 		m.mem = append(m.mem, mem[n])
 		m.totalCPUs += p.cl.CPUs[n]
+		if m.exclusive && exp.run[n] > 0 {
+			// The exclusive job would share a node that job from shared.
+			return &LifecycleError{"expand", to, fmt.Errorf("node %d runs other jobs", n)}
+		}
 	}
-	p.st.add(m)
+	exp.add(m)
+	p.st = exp
 	return nil
 }
 
