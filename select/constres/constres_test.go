@@ -301,3 +301,16 @@ func TestBeginRefusesDoubleAllocation(t *testing.T) {
 		t.Fatal("the same cores were allocated twice")
 	}
 }
+
+func TestMoreFreeGPUsFirstAtEqualWeight(t *testing.T) {
+	g2, g4 := small, small
+	g2.gpus, g4.gpus = 2, 4
+	cl := testCluster(t, g2, g4)
+	p := New(cl, cfg())
+	if a := run(t, p, "id=1,nodes=1,gpus-per-node=1", nil); a.Nodes.ToArray()[0] != 1 {
+		t.Fatalf("§2.4 sched_weight low byte prefers the node with more GPUs: %v", a.Nodes.ToArray())
+	}
+	if a := run(t, p, "id=2,nodes=1,ntasks=1", nil); a.Nodes.ToArray()[0] != 0 {
+		t.Fatalf("§2.4 jobs without GPUs see the admin weight only: %v", a.Nodes.ToArray())
+	}
+}

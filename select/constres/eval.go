@@ -20,7 +20,7 @@ type cset struct {
 	nodes      int
 	cpus       int
 	gpus       int
-	weight     uint32
+	weight     uint64
 	req        int // first required id inside, or -1
 }
 
@@ -75,7 +75,16 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		// that fits wins.
 		var ids []uint32
 		eligible.Each(func(id uint32) bool { ids = append(ids, id); return true })
-		slices.SortStableFunc(ids, func(a, b uint32) int { return cmpU32(p.cl.Weight[a], p.cl.Weight[b]) })
+		slices.SortStableFunc(ids, func(a, b uint32) int {
+			wa, wb := p.schedWeight(r, a), p.schedWeight(r, b)
+			switch {
+			case wa < wb:
+				return -1
+			case wa > wb:
+				return 1
+			}
+			return 0
+		})
 		for _, id := range ids {
 			if p.avail[id] >= minCPUs && p.availGPU[id] >= r.GPUsPerJob {
 				c := p.avail[id]
@@ -137,7 +146,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	last := -2
 	eligible.Each(func(u uint32) bool {
 		id := int(u)
-		w := p.cl.Weight[id]
+		w := p.schedWeight(r, u)
 		if cur.start >= 0 && (id != last+1 || (!r.Contiguous && w != cur.weight)) {
 			cur.end = last
 			if cur.nodes > 0 {
@@ -294,4 +303,15 @@ func (p *Plugin) gpusToUse(r *job.Request, id uint32, rem int) int {
 		return min(p.availGPU[id], max(rem, 0))
 	}
 	return 0
+}
+
+// schedWeight is node id's sched_weight for the job (reference §2.4): the
+// admin weight, then, for jobs that ask for GPUs, more free GPUs first (low
+// byte 0xff - near GPUs). canRun must have filled availGPU.
+func (p *Plugin) schedWeight(r *job.Request, id uint32) uint64 {
+	near := 0
+	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 {
+		near = min(p.availGPU[id], 0xff)
+	}
+	return uint64(p.cl.Weight[id])<<8 | uint64(0xff-near)
 }
