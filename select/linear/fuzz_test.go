@@ -41,6 +41,9 @@ func checkInvariants(t *testing.T, p *Plugin) {
 		if clean != p.st.clean.Has(uint32(id)) && p.live.Has(uint32(id)) {
 			t.Fatalf("node %d: clean bit wrong", id)
 		}
+		if (excl[id] != 0) != p.st.held.Has(uint32(id)) {
+			t.Fatalf("node %d: held bit wrong", id)
+		}
 	}
 }
 

@@ -153,6 +153,8 @@ func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt
 		kept = out.Count()
 		todo = p.scratch(in)
 		todo.AndNot(st.clean)
+		// Nodes an exclusive job holds fail below anyway.
+		todo.AndNot(st.held)
 	} else {
 		out.Clear()
 	}
