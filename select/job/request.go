@@ -160,9 +160,3 @@ func (r *Request) MinCPUs(minNodes int) int {
 	}
 	return minNodes * cpt
 }
-
-// Shares reports whether the job may share nodes or cores with other jobs
-// in a partition whose OverSubscribe count is maxShare.
-func (r *Request) Shares(maxShare int) bool {
-	return !r.Exclusive && r.OverSubscribe && maxShare > 1
-}

@@ -66,7 +66,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	if got.Count() != want.Count() {
 		return fail(errors.New("a node is unusable or already allocated"))
 	}
-	rec := &record{id: r.ID, exclusive: p.maxShare(r) <= 1 || !r.Shares(p.maxShare(r)), contiguous: r.Contiguous,
+	rec := &record{id: r.ID, exclusive: p.maxShare(r) <= 1, contiguous: r.Contiguous,
 		preemptable: r.Preemptable, priority: r.Priority, start: a.Start, end: endOf(a.Start, r.TimeLimit)}
 	want.Each(func(id uint32) bool {
 		rec.nodes = append(rec.nodes, id)

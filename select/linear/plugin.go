@@ -216,12 +216,18 @@ func (p *Plugin) scratch(s bits.Set) bits.Set {
 	return p.tmp
 }
 
-// shares reports whether r may share nodes in its partition.
+// maxShare is how many jobs may share a node with r (reference §1.2): the
+// partition's OverSubscribe count when the job shares (it asked to, or the
+// partition forces it), else 1.
 func (p *Plugin) maxShare(r *job.Request) int {
-	if r.Exclusive || !r.OverSubscribe {
+	part := p.cl.Partitions[r.Partition]
+	if r.Exclusive || (part != nil && part.Exclusive) {
 		return 1
 	}
-	return p.cl.MaxShare(r.Partition)
+	if r.OverSubscribe || (part != nil && part.Force) {
+		return p.cl.MaxShare(r.Partition)
+	}
+	return 1
 }
 
 // Select implements job.Plugin.
