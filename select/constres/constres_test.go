@@ -314,3 +314,16 @@ func TestMoreFreeGPUsFirstAtEqualWeight(t *testing.T) {
 		t.Fatalf("§2.4 jobs without GPUs see the admin weight only: %v", a.Nodes.ToArray())
 	}
 }
+
+func TestReserveTakesWholeFreeNodes(t *testing.T) {
+	cl := testCluster(t, same(4, small)...)
+	p := New(cl, cfg())
+	run(t, p, "id=1,ntasks=1", roaring.BitmapOf(1))
+	got, err := p.Reserve(2, cl.Snap.Live())
+	if err != nil || !slices.Equal(got.ToArray(), []uint32{2, 3}) {
+		t.Fatalf("got %v %v, want the free run [2 3]", got, err)
+	}
+	if _, err := p.Reserve(4, cl.Snap.Live()); err == nil {
+		t.Fatal("reserved a busy node")
+	}
+}

@@ -21,10 +21,12 @@ type LifecycleError struct {
 	Err error
 }
 
+// Error names the call, the job and the problem.
 func (e *LifecycleError) Error() string {
 	return fmt.Sprintf("cons_tres: %s job %d: %v", e.Op, e.Job, e.Err)
 }
 
+// Unwrap returns the problem.
 func (e *LifecycleError) Unwrap() error { return e.Err }
 
 func nodesOf(ids []uint32) *roaring.Bitmap { return roaring.BitmapOf(ids...) }

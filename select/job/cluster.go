@@ -139,6 +139,7 @@ type ResolveError struct {
 	List, Name string
 }
 
+// Error names the list and the unknown node.
 func (e *ResolveError) Error() string {
 	return fmt.Sprintf("node list %q: unknown node %q", e.List, e.Name)
 }

@@ -14,6 +14,7 @@ type SpecError struct {
 	Msg    string
 }
 
+// Error says where the spec is invalid and why.
 func (e *SpecError) Error() string {
 	return fmt.Sprintf("invalid job spec at byte %d: %s", e.Offset, e.Msg)
 }

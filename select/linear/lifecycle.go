@@ -21,10 +21,12 @@ type LifecycleError struct {
 	Err error
 }
 
+// Error names the call, the job and the problem.
 func (e *LifecycleError) Error() string {
 	return fmt.Sprintf("linear: %s job %d: %v", e.Op, e.Job, e.Err)
 }
 
+// Unwrap returns the problem.
 func (e *LifecycleError) Unwrap() error { return e.Err }
 
 // Begin implements job.Plugin: it preempts a.Preempted, then charges r to

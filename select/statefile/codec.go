@@ -12,11 +12,19 @@ var ErrPayload = errors.New("malformed state payload")
 // Encoder appends little-endian values to a payload.
 type Encoder struct{ Buf []byte }
 
-// U8, U32, U64, I64 and String append one value each.
-func (e *Encoder) U8(v uint8)   { e.Buf = append(e.Buf, v) }
+// U8 appends a byte.
+func (e *Encoder) U8(v uint8) { e.Buf = append(e.Buf, v) }
+
+// U32 appends a 32-bit value.
 func (e *Encoder) U32(v uint32) { e.Buf = binary.LittleEndian.AppendUint32(e.Buf, v) }
+
+// U64 appends a 64-bit value.
 func (e *Encoder) U64(v uint64) { e.Buf = binary.LittleEndian.AppendUint64(e.Buf, v) }
-func (e *Encoder) I64(v int64)  { e.U64(uint64(v)) }
+
+// I64 appends a signed 64-bit value.
+func (e *Encoder) I64(v int64) { e.U64(uint64(v)) }
+
+// String appends a length-prefixed string.
 func (e *Encoder) String(s string) {
 	e.U32(uint32(len(s)))
 	e.Buf = append(e.Buf, s...)
@@ -53,7 +61,7 @@ func (d *Decoder) take(n int) []byte {
 	return b
 }
 
-// U8, U32, U64, I64 and String read one value each.
+// U8 reads a byte.
 func (d *Decoder) U8() uint8 {
 	if b := d.take(1); b != nil {
 		return b[0]
@@ -61,6 +69,7 @@ func (d *Decoder) U8() uint8 {
 	return 0
 }
 
+// U32 reads a 32-bit value.
 func (d *Decoder) U32() uint32 {
 	if b := d.take(4); b != nil {
 		return binary.LittleEndian.Uint32(b)
@@ -68,6 +77,7 @@ func (d *Decoder) U32() uint32 {
 	return 0
 }
 
+// U64 reads a 64-bit value.
 func (d *Decoder) U64() uint64 {
 	if b := d.take(8); b != nil {
 		return binary.LittleEndian.Uint64(b)
@@ -75,8 +85,10 @@ func (d *Decoder) U64() uint64 {
 	return 0
 }
 
+// I64 reads a signed 64-bit value.
 func (d *Decoder) I64() int64 { return int64(d.U64()) }
 
+// String reads a length-prefixed string.
 func (d *Decoder) String() string {
 	n := d.U32()
 	if n > math.MaxInt32 {

@@ -38,7 +38,9 @@ type FileError struct {
 	Err  error
 }
 
+// Error names the file and why it was refused.
 func (e *FileError) Error() string { return fmt.Sprintf("state file %s: %v", e.Path, e.Err) }
+// Unwrap returns the reason.
 func (e *FileError) Unwrap() error { return e.Err }
 
 // File is one named state file in a directory.
