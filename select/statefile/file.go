@@ -40,6 +40,7 @@ type FileError struct {
 
 // Error names the file and why it was refused.
 func (e *FileError) Error() string { return fmt.Sprintf("state file %s: %v", e.Path, e.Err) }
+
 // Unwrap returns the reason.
 func (e *FileError) Unwrap() error { return e.Err }
 
