@@ -75,17 +75,19 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			if err != nil {
 				return constraintError(spec, err)
 			}
-			var prog *vm.Program
-			if req.Lang != "" {
-				if prog, err = compiler.Compile(compiler.Lang(req.Lang), req.Constraint); err != nil {
+			var progs []*vm.Program
+			for _, c := range req.Constraints {
+				prog, err := compiler.Compile(compiler.Lang(c.Lang), c.Text)
+				if err != nil {
 					var pe offsetter
 					if errors.As(err, &pe) {
 						if e, ok := pe.(error); ok {
 							err = e
 						}
 					}
-					return constraintError(req.Constraint, err)
+					return constraintError(c.Text, err)
 				}
+				progs = append(progs, prog)
 			}
 			ns, err := inventory.ParseSpec(nodes)
 			if err != nil {
@@ -126,7 +128,7 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 				}
 				cand.And(part.Nodes)
 			}
-			if prog != nil {
+			for _, prog := range progs {
 				cand.And(vm.Run(prog, snap))
 			}
 			if now == 0 {

@@ -45,3 +45,10 @@ func TestSelectStateAccumulatesAndWillRun(t *testing.T) {
 		t.Fatalf("will-run: %d %q %q", code, out, errs)
 	}
 }
+
+func TestSelectAndsEveryConstraint(t *testing.T) {
+	out, errs, code := runCLI("select", "--nodes", "testdata/select/nodes.json", "--job", "nodes=1,extra=zed>1,zed<4,requires=host:n[1-3]")
+	if code != 0 || out != "n2\n" {
+		t.Fatalf("got %d %q %q", code, out, errs)
+	}
+}
