@@ -64,7 +64,7 @@ func (f *File) step(s string) error {
 
 // Save writes payload as the state of plugin kind at time now (Unix
 // seconds): to Name.new, fsynced, then the current file becomes Name.old and
-// Name.new becomes Name.
+// Name.new becomes Name. It creates Dir if needed.
 func (f *File) Save(kind string, now int64, payload []byte) error {
 	var b bytes.Buffer
 	b.Write(magic[:])
@@ -82,6 +82,9 @@ func (f *File) Save(kind string, now int64, payload []byte) error {
 	binary.LittleEndian.PutUint32(sum[:], crc32.Checksum(b.Bytes(), castagnoli))
 	b.Write(sum[:])
 
+	if err := os.MkdirAll(f.Dir, 0o700); err != nil {
+		return fmt.Errorf("state file: %w", err)
+	}
 	tmp := f.path(".new")
 	w, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 )
 
 func TestSaveLoadRoundTripKeepsOld(t *testing.T) {
-	f := &File{Dir: t.TempDir(), Name: "linear.state"}
+	f := &File{Dir: filepath.Join(t.TempDir(), "new-dir"), Name: "linear.state"}
 	if _, _, err := f.Load("linear"); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("no file yet: %v", err)
 	}
