@@ -60,8 +60,8 @@ func checkInvariants(t *testing.T, p *Plugin) {
 		if nreq[id] >= crReserved && cnt[id] > 1 {
 			t.Fatalf("node %d: an exclusive job shares the node", id)
 		}
-		if nreq[id] >= crOneRow && nreq[id] < crReserved && share[id] > 0 {
-			t.Fatalf("node %d: a non-sharing job runs beside sharing jobs", id)
+		if nreq[id] >= crOneRow && nreq[id] < crReserved && p.sharesElsewhere(p.st, uint32(id), "p") {
+			t.Fatalf("node %d: a non-sharing job runs beside sharing jobs of another partition", id)
 		}
 	}
 	for core, js := range holders {

@@ -141,6 +141,13 @@ func (p *Plugin) chargeNode(st *state, rec *record, id uint32, sign int32) {
 	st.jobCnt[id] += sign
 	if rec.nodeReq == crAvailable {
 		st.shareCnt[id] += sign
+		if st.sharePart[id] == nil {
+			st.sharePart[id] = map[string]int32{}
+		}
+		st.sharePart[id][rec.partition] += sign
+		if st.sharePart[id][rec.partition] == 0 {
+			delete(st.sharePart[id], rec.partition)
+		}
 	}
 }
 
@@ -246,7 +253,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 		rec.mem = append(rec.mem, na.MemoryMB)
 		rec.gpus = append(rec.gpus, g)
 	}
-	if !p.verifyShare(exp, p.nodeReqOf(r), nodes) {
+	if !p.verifyShare(exp, p.nodeReqOf(r), r.Partition, nodes) {
 		return fail(errors.New("a node's jobs do not allow this job's sharing mode"))
 	}
 	if err := p.addJob(exp, rec); err != nil {
@@ -257,21 +264,43 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 }
 
 // verifyShare applies the node-state part of _verify_node_state, for a job
-// of node requirement req, to every node of s.
-func (p *Plugin) verifyShare(st *state, req int32, s bits.Set) bool {
+// of node requirement req in partition part, to every node of s.
+func (p *Plugin) verifyShare(st *state, req int32, part string, s bits.Set) bool {
 	ok := true
 	s.Each(func(id uint32) bool {
-		switch ns := st.nodeReq[id]; {
-		case ns >= crReserved:
-			ok = false
-		case ns >= crOneRow:
-			ok = req == crOneRow && st.shareCnt[id] == 0
-		default:
-			ok = !(req == crReserved && st.jobCnt[id] > 0 || req == crOneRow && st.shareCnt[id] > 0)
-		}
+		ok = p.stateAllows(st, req, part, id)
 		return ok
 	})
 	return ok
+}
+
+// stateAllows is the node-state test of _verify_node_state: an exclusive
+// job needs a node without jobs; a node running a non-sharing job takes
+// only non-sharing jobs; a non-sharing job avoids nodes running sharing jobs
+// of other sharing partitions (_is_node_busy with sharing_only).
+func (p *Plugin) stateAllows(st *state, req int32, part string, id uint32) bool {
+	switch ns := st.nodeReq[id]; {
+	case ns >= crReserved:
+		return false
+	case ns >= crOneRow:
+		return req == crOneRow && !p.sharesElsewhere(st, id, part)
+	case req == crReserved:
+		return st.jobCnt[id] == 0
+	case req == crOneRow:
+		return !p.sharesElsewhere(st, id, part)
+	}
+	return true
+}
+
+// sharesElsewhere reports whether node id runs sharing jobs of a partition
+// other than part that has more than one row.
+func (p *Plugin) sharesElsewhere(st *state, id uint32, part string) bool {
+	for q, n := range st.sharePart[id] {
+		if n > 0 && q != part && p.numRows(q) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // Fini implements job.Plugin.
@@ -313,7 +342,7 @@ func (p *Plugin) Resume(id uint32) error {
 	for _, n := range j.nodes {
 		s.Add(n)
 	}
-	if !p.verifyShare(p.st, j.nodeReq, s) {
+	if !p.verifyShare(p.st, j.nodeReq, j.partition, s) {
 		return &LifecycleError{"resume", id, errors.New("its nodes are in use")}
 	}
 	j.suspended = false
@@ -368,7 +397,7 @@ func (p *Plugin) Expand(from, to uint32) error {
 	for _, id := range m.nodes {
 		ns.Add(id)
 	}
-	if !p.verifyShare(exp, m.nodeReq, ns) {
+	if !p.verifyShare(exp, m.nodeReq, m.partition, ns) {
 		return &LifecycleError{"expand", to, errors.New("a node's other jobs do not allow the merged job's sharing mode")}
 	}
 	if err := p.addJob(exp, m); err != nil {

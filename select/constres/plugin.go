@@ -153,17 +153,8 @@ func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool 
 		if r.GPUsPerNode > 0 && p.cl.GPUCount(id, r.GPUType) < r.GPUsPerNode {
 			drop = true
 		}
-		switch ns := st.nodeReq[id]; {
-		case ns >= crReserved:
+		if !p.stateAllows(st, req, r.Partition, id) {
 			drop = true
-		case ns >= crOneRow:
-			if req != crOneRow || st.shareCnt[id] > 0 {
-				drop = true
-			}
-		default:
-			if req == crReserved && st.jobCnt[id] > 0 || req == crOneRow && st.shareCnt[id] > 0 {
-				drop = true
-			}
 		}
 		if drop {
 			cand.Del(id)
