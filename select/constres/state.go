@@ -49,8 +49,8 @@ type state struct {
 	shareCnt []int32 // jobs on the node that share (crAvailable)
 	// sharePart counts, per node, the sharing jobs of each partition.
 	sharePart []map[string]int32
-	parts    map[string]*partRows
-	jobs     map[uint32]*record
+	parts     map[string]*partRows
+	jobs      map[uint32]*record
 }
 
 func newState(n int) *state {
