@@ -116,7 +116,11 @@ func ParseSpec(s string) (*Request, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	memOff := 0
 	for _, g := range segs {
+		if g.key == "mem" || g.key == "mem-per-cpu" {
+			memOff = g.off
+		}
 		if seen[g.key] {
 			return nil, &SpecError{g.off, fmt.Sprintf("duplicate key %q", g.key)}
 		}
@@ -128,6 +132,9 @@ func ParseSpec(s string) (*Request, error) {
 		if err := r.set(g.key, val, g.voff); err != nil {
 			return nil, err
 		}
+	}
+	if seen["mem"] && seen["mem-per-cpu"] {
+		return nil, &SpecError{memOff, "mem and mem-per-cpu are mutually exclusive"}
 	}
 	return r, nil
 }

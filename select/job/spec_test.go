@@ -39,6 +39,7 @@ func TestParseSpecRejectsWithOffset(t *testing.T) {
 		{"ntasks=-1", 7},
 		{"extra=a=1,extra=b=2", 10},
 		{"foo", 0},
+		{"mem=1,mem-per-cpu=2", 6},
 	} {
 		_, err := ParseSpec(tc.in)
 		var se *SpecError
