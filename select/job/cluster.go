@@ -46,6 +46,12 @@ type Cluster struct {
 	Partitions map[string]*Partition
 }
 
+// Bounds on a node's layout.
+const (
+	maxLayout       = 1 << 12
+	maxCoresPerNode = 1 << 16
+)
+
 // NewCluster derives per-node resources and state bitmaps from s. Missing
 // layout fields default as in Slurm: one board, one socket, one thread per
 // core, and cores enough for the CPUs.
@@ -62,13 +68,18 @@ func NewCluster(s *index.Snapshot) *Cluster {
 	for it.HasNext() {
 		id := it.Next()
 		nd, _ := s.Node(id)
-		boards := max(nd.Boards, 1)
-		sockets := max(nd.Sockets, 1) * boards
-		threads := max(nd.ThreadsPerCore, 1)
-		cores := nd.CoresPerSocket
-		cpus := nd.CPUs
+		// Layouts are clamped so that a corrupt inventory cannot make the
+		// per-core bitmaps unbounded.
+		boards := min(max(nd.Boards, 1), maxLayout)
+		sockets := min(max(nd.Sockets, 1)*boards, maxLayout)
+		threads := min(max(nd.ThreadsPerCore, 1), maxLayout)
+		cores := min(nd.CoresPerSocket, maxLayout)
+		cpus := min(nd.CPUs, maxLayout*maxLayout)
 		if cores <= 0 {
 			cores = max(cpus/(sockets*threads), 1)
+		}
+		if sockets*cores > maxCoresPerNode {
+			cores = max(maxCoresPerNode/sockets, 1)
 		}
 		if cpus <= 0 {
 			cpus = sockets * cores * threads
