@@ -114,6 +114,11 @@ func (p *Plugin) addJob(st *state, rec *record) error {
 		}
 	}
 	if !rec.suspended {
+		for _, id := range rec.nodes {
+			if !p.stateAllows(st, rec.nodeReq, rec.partition, id) {
+				return fmt.Errorf("node %d runs jobs that do not allow this job's sharing mode", id)
+			}
+		}
 		if err := p.place(st, rec); err != nil {
 			return err
 		}
@@ -234,9 +239,9 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 		if i > 0 && na.ID <= rec.nodes[i-1] {
 			return fail(errors.New("nodes must be listed once, in increasing order"))
 		}
-		for _, c := range na.Cores {
-			if c < 0 || c >= p.cl.Cores(na.ID) {
-				return fail(fmt.Errorf("node %d has no core %d", na.ID, c))
+		for k, c := range na.Cores {
+			if c < 0 || c >= p.cl.Cores(na.ID) || (k > 0 && c <= na.Cores[k-1]) {
+				return fail(fmt.Errorf("node %d: core %d is unknown or out of order", na.ID, c))
 			}
 		}
 		if len(na.Cores) == 0 {

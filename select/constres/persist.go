@@ -90,8 +90,8 @@ func (p *Plugin) RestoreState(b []byte) error {
 			var cores []int
 			for range d.Count(4) {
 				c := int(d.U32())
-				if c >= p.cl.Cores(id) {
-					return fmt.Errorf("cons_tres: job %d: node %d has no core %d", r.id, id, c)
+				if c >= p.cl.Cores(id) || (len(cores) > 0 && c <= cores[len(cores)-1]) {
+					return fmt.Errorf("cons_tres: job %d: node %d: bad core %d in state", r.id, id, c)
 				}
 				cores = append(cores, c)
 			}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/select/statefile"
 )
 
@@ -69,4 +70,30 @@ func TestRestoreRefusesDoubleAllocation(t *testing.T) {
 	if len(q.Jobs()) != 0 {
 		t.Fatal("a refused restore changed the state")
 	}
+}
+
+func FuzzRestoreState(f *testing.F) {
+	g := small
+	g.gpus = 2
+	cl := testCluster(f, same(3, g)...)
+	p := New(cl, cfg())
+	r := spec(f, cl, "id=1,nodes=2,ntasks=3,gpus-per-node=1")
+	a, err := p.Select(r, cl.Snap.Live(), job.RunNow, 0)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if err := p.Begin(r, a); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(p.MarshalState())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		q := New(cl, cfg())
+		if err := q.RestoreState(b); err != nil {
+			if len(q.Jobs()) != 0 {
+				t.Fatal("a refused restore changed the state")
+			}
+			return
+		}
+		checkInvariants(t, q)
+	})
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/nodesift/sift/select/job"
 )
 
 func TestStateSurvivesRestartAndRefusesCorruption(t *testing.T) {
@@ -42,4 +44,24 @@ func TestStateSurvivesRestartAndRefusesCorruption(t *testing.T) {
 	if !slices.Equal(r.Jobs(), []uint32{7}) {
 		t.Fatal("a refused restore changed the state")
 	}
+}
+
+func FuzzRestoreState(f *testing.F) {
+	cl := testCluster(f, []int{2, 2, 2}, nil)
+	p := New(cl, Config{TrackMemory: true})
+	r := spec(f, cl, "id=1,nodes=2,mem=100")
+	if err := p.Begin(r, &job.Allocation{Nodes: bmOf(0, 2)}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(p.MarshalState())
+	f.Fuzz(func(t *testing.T, b []byte) {
+		q := New(cl, Config{TrackMemory: true})
+		if err := q.RestoreState(b); err != nil {
+			if len(q.Jobs()) != 0 {
+				t.Fatal("a refused restore changed the state")
+			}
+			return
+		}
+		checkInvariants(t, q)
+	})
 }
