@@ -73,8 +73,12 @@ func checkInvariants(t *testing.T, p *Plugin) {
 				t.Fatalf("core %d: job %d does not share but %d jobs hold it", core, j.id, len(js))
 			}
 		}
-		if len(js) > p.numRows(js[0].partition) {
-			t.Fatalf("core %d held by %d jobs", core, len(js))
+		perPart := map[string]int{}
+		for _, j := range js {
+			perPart[j.partition]++
+			if perPart[j.partition] > p.numRows(j.partition) {
+				t.Fatalf("core %d held by %d jobs of partition %q", core, perPart[j.partition], j.partition)
+			}
 		}
 	}
 }

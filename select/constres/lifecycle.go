@@ -45,7 +45,7 @@ func (p *Plugin) coreBits(rec *record) bits.Set {
 // place puts rec's cores in the first row of its partition they do not
 // overlap (job_res_add_job), a new row if the partition has one left.
 // Jobs that do not share may overlap no row of any partition.
-func (p *Plugin) place(st *state, rec *record) error {
+func (p *Plugin) place(st *state, rec *record, restoring bool) error {
 	cb := p.coreBits(rec)
 	if rec.nodeReq != crAvailable {
 		for _, pr := range st.parts {
@@ -62,10 +62,26 @@ func (p *Plugin) place(st *state, rec *record) error {
 		st.parts[rec.partition] = pr
 	}
 	row := -1
+	if rec.row >= 0 && restoring {
+		// A restored job goes back to its own row.
+		if rec.row >= p.numRows(rec.partition) {
+			return fmt.Errorf("row %d beyond the partition's %d", rec.row, p.numRows(rec.partition))
+		}
+		for len(pr.rows) <= rec.row {
+			pr.rows = append(pr.rows, bits.New(p.totalCores()))
+			pr.jobs = append(pr.jobs, 0)
+		}
+		if pr.rows[rec.row].Intersects(cb) {
+			return errors.New("two jobs of one row share a core")
+		}
+		row = rec.row
+	}
 	for i, rw := range pr.rows {
+		if row != -1 {
+			break
+		}
 		if !rw.Intersects(cb) {
 			row = i
-			break
 		}
 	}
 	if row == -1 {
@@ -97,8 +113,10 @@ func (p *Plugin) unplace(st *state, rec *record) {
 	pr.jobs[rec.row]--
 }
 
-// addJob charges rec to st, or changes nothing and fails.
-func (p *Plugin) addJob(st *state, rec *record) error {
+// addJob charges rec to st, or changes nothing and fails. A restoring add
+// keeps the job's row and leaves the sharing-mode test to the caller, since
+// it depends on the order jobs started in.
+func (p *Plugin) addJob(st *state, rec *record, restoring bool) error {
 	for i, id := range rec.nodes {
 		if p.cfg.TrackMemory && st.mem[id]+rec.mem[i] > p.cl.MemoryMB[id] {
 			return fmt.Errorf("node %d lacks memory", id)
@@ -115,11 +133,11 @@ func (p *Plugin) addJob(st *state, rec *record) error {
 	}
 	if !rec.suspended {
 		for _, id := range rec.nodes {
-			if !p.stateAllows(st, rec.nodeReq, rec.partition, id) {
+			if !restoring && !p.stateAllows(st, rec.nodeReq, rec.partition, id) {
 				return fmt.Errorf("node %d runs jobs that do not allow this job's sharing mode", id)
 			}
 		}
-		if err := p.place(st, rec); err != nil {
+		if err := p.place(st, rec, restoring); err != nil {
 			return err
 		}
 	}
@@ -261,7 +279,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	if !p.verifyShare(exp, p.nodeReqOf(r), r.Partition, nodes) {
 		return fail(errors.New("a node's jobs do not allow this job's sharing mode"))
 	}
-	if err := p.addJob(exp, rec); err != nil {
+	if err := p.addJob(exp, rec, false); err != nil {
 		return fail(err)
 	}
 	p.st = exp
@@ -351,7 +369,7 @@ func (p *Plugin) Resume(id uint32) error {
 		return &LifecycleError{"resume", id, errors.New("its nodes are in use")}
 	}
 	j.suspended = false
-	if err := p.place(p.st, j); err != nil {
+	if err := p.place(p.st, j, false); err != nil {
 		j.suspended = true
 		return &LifecycleError{"resume", id, err}
 	}
@@ -405,7 +423,7 @@ func (p *Plugin) Expand(from, to uint32) error {
 	if !p.verifyShare(exp, m.nodeReq, m.partition, ns) {
 		return &LifecycleError{"expand", to, errors.New("a node's other jobs do not allow the merged job's sharing mode")}
 	}
-	if err := p.addJob(exp, m); err != nil {
+	if err := p.addJob(exp, m, false); err != nil {
 		return &LifecycleError{"expand", to, err}
 	}
 	p.st = exp
@@ -454,7 +472,7 @@ func (p *Plugin) Resize(id, node uint32) error {
 	n.cpus = slices.Delete(slices.Clone(j.cpus), i, i+1)
 	n.mem = slices.Delete(slices.Clone(j.mem), i, i+1)
 	n.gpus = slices.Delete(slices.Clone(j.gpus), i, i+1)
-	if err := p.addJob(exp, &n); err != nil {
+	if err := p.addJob(exp, &n, false); err != nil {
 		return &LifecycleError{"resize", id, err}
 	}
 	p.st = exp

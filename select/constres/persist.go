@@ -27,6 +27,7 @@ func (p *Plugin) MarshalState() []byte {
 		e.U32(j.id)
 		e.String(j.partition)
 		e.U32(uint32(j.nodeReq))
+		e.U32(uint32(j.row))
 		var f uint8
 		if j.suspended {
 			f |= flagSuspended
@@ -65,9 +66,12 @@ func (p *Plugin) RestoreState(b []byte) error {
 		return fmt.Errorf("cons_tres: state is for %d nodes, the cluster has %d", n, p.cl.N)
 	}
 	st := newState(p.cl.N)
-	n := d.Count(4 + 4 + 4 + 1 + 4 + 8 + 8 + 4)
+	n := d.Count(4 + 4 + 4 + 4 + 1 + 4 + 8 + 8 + 4)
 	for range n {
-		r := &record{id: d.U32(), partition: d.String(), nodeReq: int32(d.U32())}
+		r := &record{id: d.U32(), partition: d.String(), nodeReq: int32(d.U32()), row: int(d.U32())}
+		if r.row > 1<<16 {
+			return fmt.Errorf("cons_tres: job %d: bad row %d in state", r.id, r.row)
+		}
 		f := d.U8()
 		r.suspended, r.preemptable = f&flagSuspended != 0, f&flagPreemptable != 0
 		r.priority = d.U32()
@@ -112,12 +116,15 @@ func (p *Plugin) RestoreState(b []byte) error {
 		if _, dup := st.jobs[r.id]; dup || k == 0 {
 			return fmt.Errorf("cons_tres: job %d: duplicate or empty in state", r.id)
 		}
-		if err := p.addJob(st, r); err != nil {
+		if err := p.addJob(st, r, true); err != nil {
 			return fmt.Errorf("cons_tres: job %d in state: %w", r.id, err)
 		}
 	}
 	if err := d.Done(); err != nil {
 		return fmt.Errorf("cons_tres: %w", err)
+	}
+	if err := p.checkSharing(st); err != nil {
+		return err
 	}
 	p.st = st
 	return nil
@@ -137,4 +144,25 @@ func (p *Plugin) LoadState(dir string) error {
 		return err
 	}
 	return p.RestoreState(b)
+}
+
+// checkSharing verifies what _verify_node_state guarantees on a live
+// system, independently of the order the jobs started in: an exclusive job
+// is alone on its nodes, and a non-sharing job never runs beside sharing
+// jobs of another sharing partition.
+func (p *Plugin) checkSharing(st *state) error {
+	for _, j := range st.jobs {
+		if j.suspended {
+			continue
+		}
+		for _, id := range j.nodes {
+			switch {
+			case j.nodeReq == crReserved && st.jobCnt[id] > 1:
+				return fmt.Errorf("cons_tres: state shares node %d with exclusive job %d", id, j.id)
+			case j.nodeReq == crOneRow && p.sharesElsewhere(st, id, j.partition):
+				return fmt.Errorf("cons_tres: state mixes sharing partitions on node %d", id)
+			}
+		}
+	}
+	return nil
 }
