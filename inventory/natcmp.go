@@ -96,6 +96,6 @@ func byteAt(s string, i int) byte {
 	return 0
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r' }
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}

@@ -43,23 +43,6 @@ type Cluster struct {
 	ExtraConstraints bool `json:"extra_constraints,omitempty"`
 }
 
-// ConfError is an error in a slurm.conf file, naming file, line and key.
-type ConfError struct {
-	File string
-	Line int
-	Key  string
-	Err  error
-}
-
-func (e *ConfError) Error() string {
-	if e.Key != "" {
-		return fmt.Sprintf("%s:%d: %s: %v", e.File, e.Line, e.Key, e.Err)
-	}
-	return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
-}
-
-func (e *ConfError) Unwrap() error { return e.Err }
-
 // maxIncludeDepth bounds Include nesting, so an Include cycle fails cleanly.
 const maxIncludeDepth = 16
 
@@ -127,7 +110,7 @@ func (p *confParser) parseFile(name string, data []byte, depth int) error {
 		}
 		kv, err := splitPairs(text)
 		if err != nil {
-			return &ConfError{File: name, Line: ln.num, Err: err}
+			return &Error{File: name, Line: ln.num, Msg: err.Error()}
 		}
 		for i := range kv {
 			kv[i].file, kv[i].line = name, ln.num
@@ -178,10 +161,10 @@ func (p *confParser) setDefaults(defs map[string]confValue, kv []confValue, know
 
 func (p *confParser) include(from string, line int, pattern string, depth int) error {
 	if depth >= maxIncludeDepth {
-		return &ConfError{File: from, Line: line, Err: errors.New("include nested too deeply (a cycle?)")}
+		return &Error{File: from, Line: line, Msg: "include nested too deeply (a cycle?)"}
 	}
 	if pattern == "" {
-		return &ConfError{File: from, Line: line, Err: errors.New("include without a file name")}
+		return &Error{File: from, Line: line, Msg: "include without a file name"}
 	}
 	if !filepath.IsAbs(pattern) {
 		pattern = filepath.Join(filepath.Dir(from), pattern)
@@ -190,14 +173,14 @@ func (p *confParser) include(from string, line int, pattern string, depth int) e
 	if strings.ContainsAny(pattern, "*?[") {
 		m, err := filepath.Glob(pattern)
 		if err != nil {
-			return &ConfError{File: from, Line: line, Err: fmt.Errorf("include %s: %w", pattern, err)}
+			return &Error{File: from, Line: line, Msg: "include " + pattern, Err: err}
 		}
 		names = m
 	}
 	for _, n := range names {
 		data, err := p.readFile(n)
 		if err != nil {
-			return &ConfError{File: from, Line: line, Err: fmt.Errorf("include: %w", err)}
+			return &Error{File: from, Line: line, Msg: "include", Err: err}
 		}
 		if err := p.parseFile(n, data, depth+1); err != nil {
 			return err
@@ -382,7 +365,7 @@ func (p *confParser) build() (*Cluster, error) {
 		}
 		for _, n := range names {
 			if seen[n] {
-				return nil, &ConfError{File: l.file, Line: l.line, Key: "NodeName", Err: fmt.Errorf("duplicate node %q", n)}
+				return nil, &Error{File: l.file, Line: l.line, Field: "NodeName", Msg: fmt.Sprintf("duplicate node %q", n)}
 			}
 			seen[n] = true
 			node := tmpl
@@ -407,7 +390,7 @@ func (p *confParser) build() (*Cluster, error) {
 		}
 		for _, q := range c.Partitions {
 			if q.Name == part.Name {
-				return nil, &ConfError{File: l.file, Line: l.line, Key: "PartitionName", Err: fmt.Errorf("duplicate partition %q", part.Name)}
+				return nil, &Error{File: l.file, Line: l.line, Field: "PartitionName", Msg: fmt.Sprintf("duplicate partition %q", part.Name)}
 			}
 		}
 		if part.Default {
@@ -427,11 +410,11 @@ func (p *confParser) build() (*Cluster, error) {
 func expandSlurm(v confValue) ([]string, error) {
 	hl, err := hostlist.Parse(hostlist.Slurm, v.value)
 	if err != nil {
-		return nil, &ConfError{File: v.file, Line: v.line, Key: v.key, Err: err}
+		return nil, &Error{File: v.file, Line: v.line, Field: v.key, Msg: err.Error()}
 	}
 	names, err := hl.Expand(maxConfHosts)
 	if err != nil {
-		return nil, &ConfError{File: v.file, Line: v.line, Key: v.key, Err: err}
+		return nil, &Error{File: v.file, Line: v.line, Field: v.key, Msg: err.Error()}
 	}
 	return names, nil
 }
@@ -440,7 +423,7 @@ func expandSlurm(v confValue) ([]string, error) {
 const maxConfHosts = 1 << 22
 
 func confErr(v confValue, format string, args ...any) error {
-	return &ConfError{File: v.file, Line: v.line, Key: v.key, Err: fmt.Errorf(format, args...)}
+	return &Error{File: v.file, Line: v.line, Field: v.key, Msg: fmt.Sprintf(format, args...)}
 }
 
 func confUint(v confValue, bits int) (uint64, error) {
@@ -577,28 +560,9 @@ func ParseGres(s string) ([]index.Gres, error) {
 		if i := strings.IndexByte(item, '('); i >= 0 {
 			item = item[:i]
 		}
-		parts := strings.Split(item, ":")
-		g := index.Gres{Name: parts[0], Count: 1}
-		if g.Name == "" {
-			return nil, fmt.Errorf("invalid gres %q: empty name", item)
-		}
-		switch len(parts) {
-		case 1:
-		case 2:
-			if c, err := gresCount(parts[1]); err == nil {
-				g.Count = c
-			} else {
-				g.Type = parts[1]
-			}
-		case 3:
-			g.Type = parts[1]
-			c, err := gresCount(parts[2])
-			if err != nil {
-				return nil, fmt.Errorf("invalid gres %q: %v", item, err)
-			}
-			g.Count = c
-		default:
-			return nil, fmt.Errorf("invalid gres %q", item)
+		g, ok := parseGres(item)
+		if !ok {
+			return nil, fmt.Errorf("invalid gres %q, expected name[:type][:count]", item)
 		}
 		out = append(out, g)
 	}

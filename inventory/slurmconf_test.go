@@ -136,7 +136,7 @@ PartitionName=all Nodes=ALL MaxTime=1-00:00:00 State=DOWN Default=YES
 
 func TestParseSlurmConfIncludeAndExtraConstraints(t *testing.T) {
 	files := map[string]string{
-		"/etc/slurm/nodes.conf":    "NodeName=a[1-2] Features=inc\n",
+		"/etc/slurm/nodes.conf":     "NodeName=a[1-2] Features=inc\n",
 		"/etc/slurm/more/part.conf": "PartitionName=p Nodes=ALL\n",
 	}
 	c, _, err := parseConf(t, "SchedulerParameters=bf_window=10,Extra_Constraints\nInclude nodes.conf\ninclude /etc/slurm/more/part.conf\n", files)
@@ -165,15 +165,15 @@ func TestParseSlurmConfErrorsNameFileLineAndKey(t *testing.T) {
 	tests := []struct {
 		name, conf, want string
 	}{
-		{"bad number", "NodeName=a\nNodeName=b CPUs=x\n", "/etc/slurm/slurm.conf:2: CPUs: expected a non-negative integer"},
-		{"duplicate node", "NodeName=a\nNodeName=a\n", "/etc/slurm/slurm.conf:2: NodeName: duplicate node"},
-		{"unknown partition node", "NodeName=a\nPartitionName=p Nodes=b\n", "/etc/slurm/slurm.conf:2: Nodes: partition names unknown node"},
-		{"bad time", "NodeName=a\nPartitionName=p MaxTime=soon\n", "/etc/slurm/slurm.conf:2: MaxTime: invalid time"},
-		{"bad oversubscribe", "PartitionName=p OverSubscribe=MAYBE\n", "OverSubscribe: expected NO"},
+		{"bad number", "NodeName=a\nNodeName=b CPUs=x\n", "/etc/slurm/slurm.conf:2: field \"CPUs\": expected a non-negative integer"},
+		{"duplicate node", "NodeName=a\nNodeName=a\n", "/etc/slurm/slurm.conf:2: field \"NodeName\": duplicate node"},
+		{"unknown partition node", "NodeName=a\nPartitionName=p Nodes=b\n", "/etc/slurm/slurm.conf:2: field \"Nodes\": partition names unknown node"},
+		{"bad time", "NodeName=a\nPartitionName=p MaxTime=soon\n", "/etc/slurm/slurm.conf:2: field \"MaxTime\": invalid time"},
+		{"bad oversubscribe", "PartitionName=p OverSubscribe=MAYBE\n", "field \"OverSubscribe\": expected NO"},
 		{"missing include", "Include nope.conf\n", "/etc/slurm/slurm.conf:1: include:"},
 		{"not key=value", "NodeName=a CPUs\n", "/etc/slurm/slurm.conf:1: expected Key=Value"},
 		{"unterminated quote", "PartitionName=p TRESBillingWeights=\"CPU=1\n", "unterminated quoted value"},
-		{"bad state", "NodeName=a State=SLEEPY\n", "State: unknown node state"},
+		{"bad state", "NodeName=a State=SLEEPY\n", "field \"State\": unknown node state"},
 		{"duplicate partition", "PartitionName=p\nPartitionName=p\n", "duplicate partition"},
 	}
 	for _, tt := range tests {
@@ -182,9 +182,9 @@ func TestParseSlurmConfErrorsNameFileLineAndKey(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			var ce *ConfError
-			if !errors.As(err, &ce) {
-				t.Errorf("error %T is not a *ConfError", err)
+			var ie *Error
+			if !errors.As(err, &ie) {
+				t.Errorf("error %T is not an *inventory.Error", err)
 			}
 			if !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("error %q does not contain %q", err, tt.want)
@@ -298,5 +298,35 @@ func TestCirrusSlurmConfLoads(t *testing.T) {
 		"maintenance-r2": 126, "maintenance-highmem": 1, "standard": 368, "highmem": 1, "gpu": 38, "tds": 4, "gpu-tds": 2}
 	if diff := cmp.Diff(want, parts); diff != "" {
 		t.Errorf("partition sizes (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadDetectsEveryFormat(t *testing.T) {
+	tests := []struct {
+		file, format string
+		nodes        int
+	}{
+		{"testdata/scontrol-nodes.json", "slurm-json", 3},
+		{"testdata/sinfo.json", "slurm-json", 5},
+	}
+	for _, tt := range tests {
+		c, _, err := LoadCluster(tt.file, "")
+		if err != nil {
+			t.Fatalf("%s: %v", tt.file, err)
+		}
+		if len(c.Nodes) != tt.nodes {
+			t.Errorf("%s: %d nodes, want %d", tt.file, len(c.Nodes), tt.nodes)
+		}
+		if _, _, err := LoadCluster(tt.file, tt.format); err != nil {
+			t.Errorf("%s as %s: %v", tt.file, tt.format, err)
+		}
+	}
+	conf := []byte("# cluster\n  nodename = n[1-3] Features=f\npartitionname=p Nodes=ALL\n")
+	c, _, err := ParseCluster("slurm.conf", conf, "")
+	if err != nil || len(c.Nodes) != 3 || len(c.Partitions) != 1 {
+		t.Errorf("slurm.conf not detected: %v %+v", err, c)
+	}
+	if _, _, err := ParseCluster("x", conf, "bogus"); err == nil || !strings.Contains(err.Error(), "unknown inventory format") {
+		t.Errorf("bogus format: %v", err)
 	}
 }

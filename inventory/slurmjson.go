@@ -20,10 +20,10 @@ func ParseSlurmJSON(name string, data []byte) ([]index.Node, []Warning, error) {
 	var p fastjson.Parser
 	v, err := p.ParseBytes(data)
 	if err != nil {
-		return nil, nil, &FileError{File: name, Line: lineOf(data, jsonErrorOffset(err, data)), Err: err}
+		return nil, nil, &Error{File: name, Msg: "invalid JSON", Err: err}
 	}
 	if errs := v.GetArray("errors"); len(errs) > 0 {
-		return nil, nil, &FileError{File: name, Line: 1, Err: fmt.Errorf("slurm reported an error: %s", errs[0].String())}
+		return nil, nil, &Error{File: name, Msg: fmt.Sprintf("slurm reported an error: %s", errs[0].String())}
 	}
 	if v.Exists("sinfo") {
 		return parseSinfo(name, v.Get("sinfo"))
@@ -31,7 +31,7 @@ func ParseSlurmJSON(name string, data []byte) ([]index.Node, []Warning, error) {
 	if v.Exists("nodes") {
 		return parseScontrolNodes(name, v.Get("nodes"))
 	}
-	return nil, nil, &FileError{File: name, Line: 1, Err: errors.New(`expected a "nodes" (scontrol show node --json) or "sinfo" (sinfo --json) array`)}
+	return nil, nil, &Error{File: name, Msg: `expected a "nodes" (scontrol show node --json) or "sinfo" (sinfo --json) array`}
 }
 
 // isSlurmJSON reports whether data looks like scontrol or sinfo JSON output.
@@ -56,17 +56,17 @@ func isSlurmJSON(data []byte) bool {
 func parseScontrolNodes(name string, arr *fastjson.Value) ([]index.Node, []Warning, error) {
 	items, err := arr.Array()
 	if err != nil {
-		return nil, nil, &FileError{File: name, Line: 1, Err: errors.New(`"nodes" must be an array`)}
+		return nil, nil, &Error{File: name, Msg: `"nodes" must be an array`}
 	}
 	out := make([]index.Node, 0, len(items))
 	seen := make(map[string]bool, len(items))
 	for i, it := range items {
 		n, err := slurmNode(it)
 		if err != nil {
-			return nil, nil, &FileError{File: name, Line: 1, Err: fmt.Errorf("nodes[%d]: %w", i, err)}
+			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]", i), Err: err}
 		}
 		if seen[n.Name] {
-			return nil, nil, &FileError{File: name, Line: 1, Err: fmt.Errorf("nodes[%d]: duplicate node %q", i, n.Name)}
+			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]: duplicate node %q", i, n.Name)}
 		}
 		seen[n.Name] = true
 		n.Rank = uint32(len(out))
@@ -187,14 +187,14 @@ func slurmState(state, flags *fastjson.Value) string {
 func parseSinfo(name string, arr *fastjson.Value) ([]index.Node, []Warning, error) {
 	items, err := arr.Array()
 	if err != nil {
-		return nil, nil, &FileError{File: name, Line: 1, Err: errors.New(`"sinfo" must be an array`)}
+		return nil, nil, &Error{File: name, Msg: `"sinfo" must be an array`}
 	}
 	var out []index.Node
 	pos := map[string]int{}
 	for i, it := range items {
 		names, err := sinfoNames(it)
 		if err != nil {
-			return nil, nil, &FileError{File: name, Line: 1, Err: fmt.Errorf("sinfo[%d]: %w", i, err)}
+			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("sinfo[%d]", i), Err: err}
 		}
 		part := string(it.GetStringBytes("partition", "name"))
 		for _, host := range names {
@@ -257,36 +257,4 @@ func contains(xs []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// FileError is an error in an inventory file, naming file and line.
-type FileError struct {
-	File string
-	Line int
-	Err  error
-}
-
-func (e *FileError) Error() string { return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err) }
-func (e *FileError) Unwrap() error { return e.Err }
-
-// jsonErrorOffset finds the byte offset fastjson reports in its error text
-// ("...; unparsed tail: ..."), falling back to the end of data.
-func jsonErrorOffset(err error, data []byte) int {
-	msg := err.Error()
-	if i := strings.LastIndex(msg, "unparsed tail: \""); i >= 0 {
-		tail := msg[i+len("unparsed tail: \""):]
-		tail = strings.TrimSuffix(tail, "\"")
-		if len(tail) > 0 && len(tail) <= len(data) {
-			return len(data) - len(tail)
-		}
-	}
-	return len(data)
-}
-
-// lineOf returns the 1-based line holding byte off.
-func lineOf(data []byte, off int) int {
-	if off > len(data) {
-		off = len(data)
-	}
-	return 1 + strings.Count(string(data[:off]), "\n")
 }
