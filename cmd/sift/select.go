@@ -14,7 +14,6 @@ import (
 	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
-	"github.com/nodesift/sift/inventory"
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/select/linear"
@@ -37,7 +36,8 @@ var selectPlugins = map[string]func(cl *job.Cluster) job.Plugin{
 }
 
 func newSelectCmd() *cobra.Command {
-	var nodes, plugin, stateDir, mode, spec, output string
+	var plugin, stateDir, mode, spec, output string
+	var nodes nodesFlags
 	var now int64
 	cmd := &cobra.Command{
 		Use:   "select --job SPEC [--nodes FILE|synthetic:N] [--plugin linear|cons_tres] [--mode run-now|test-only|will-run] [--state DIR] [--output text|json]",
@@ -89,18 +89,15 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 				}
 				progs = append(progs, prog)
 			}
-			ns, err := inventory.ParseSpec(nodes)
-			if err != nil {
-				return invalidInput(err)
-			}
-			list, warnings, err := ns.Load()
+			ns, err := nodes.parse()
 			if err != nil {
 				return err
 			}
-			for _, w := range warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "sift: warning: %s\n", w)
+			cluster, err := nodes.load(cmd, ns)
+			if err != nil {
+				return err
 			}
-			snap, err := index.Build(list)
+			snap, err := index.Build(cluster.Nodes)
 			if err != nil {
 				return fmt.Errorf("%s: %w", ns, err)
 			}
@@ -162,8 +159,7 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&nodes, "nodes", "", "node inventory: a node file, or synthetic:N[,seed=S] (default synthetic:"+
-		fmt.Sprint(inventory.DefaultSyntheticNodes)+")")
+	nodes.register(cmd)
 	f.StringVar(&plugin, "plugin", "linear", "select plugin: linear or cons_tres")
 	f.StringVar(&stateDir, "state", "", "directory of the plugin's state file (running jobs)")
 	f.StringVar(&mode, "mode", "run-now", "run-now, test-only or will-run")
