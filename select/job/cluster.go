@@ -29,8 +29,11 @@ type Cluster struct {
 	Snap *index.Snapshot
 	// N is the id bound: every node id is below it.
 	N int
-	// CPUs is each node's CPU count; Sockets, CoresPerSocket and Threads its
-	// layout (Sockets counts boards x sockets).
+	// CPUs is each node's CPU count; Sockets and CoresPerSocket its layout
+	// (Sockets counts boards x sockets). Threads is the schedulable CPUs per
+	// core, Slurm's node tpc: 1 when the cores are at least the CPUs (the
+	// node schedules cores, as Cirrus's CPUs=36 with 2x18 cores and 2 threads
+	// per core does), else ThreadsPerCore.
 	CPUs, Sockets, CoresPerSocket, Threads []int
 	// MemoryMB is each node's real memory.
 	MemoryMB []uint64
@@ -83,6 +86,10 @@ func NewCluster(s *index.Snapshot) *Cluster {
 		}
 		if cpus <= 0 {
 			cpus = sockets * cores * threads
+		}
+		// node_conf.c build_all_nodelist's tpc rule.
+		if sockets*cores >= cpus {
+			threads = 1
 		}
 		c.CPUs[id], c.Sockets[id], c.CoresPerSocket[id], c.Threads[id] = cpus, sockets, cores, threads
 		c.MemoryMB[id] = nd.MemoryMB
