@@ -208,7 +208,7 @@ func TestCoreDistribution(t *testing.T) {
 	for _, tc := range []struct {
 		dist string
 		want []int
-	}{{"block", []int{0, 1, 2}}, {"cyclic", []int{0, 1, 4}}} {
+	}{{"block:block", []int{0, 1, 2}}, {"cyclic:cyclic", []int{0, 1, 4}}, {"block", []int{0, 1, 4}}, {"plane=2", []int{0, 1, 2}}} {
 		cl := testCluster(t, n)
 		p := New(cl, cfg())
 		a := run(t, p, "id=1,ntasks=3,distribution="+tc.dist, nil)
@@ -343,5 +343,74 @@ func TestOneRowJobsAndSharingPartitions(t *testing.T) {
 	}
 	if _, err := p.Select(spec(t, cl, "id=4,partition=p,oversubscribe,ntasks=1,nodes=1"), cl.Snap.Live(), job.RunNow, 0); !errors.Is(err, job.ErrBusy) {
 		t.Fatalf("§2.3 step 0: sharing jobs avoid nodes running non-sharing jobs: %v", err)
+	}
+}
+
+// TestDistTasksComputeCB follows dist_tasks.c _dist_tasks_compute_c_b and
+// _compute_plane_dist over the CPUs eval_nodes chose.
+func TestDistTasksComputeCB(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		spec        string
+		avail, vpus []int
+		want        []int
+		ok          bool
+	}{
+		{"eval_nodes clamp kept", "ntasks=8", []int{7, 1}, []int{1, 1}, []int{7, 1}, true},
+		{"round robin", "ntasks=8", []int{36, 36}, []int{1, 1}, []int{4, 4}, true},
+		{"a core's worth per pass", "ntasks=5", []int{8, 8}, []int{2, 2}, []int{3, 2}, true},
+		{"cpus per task", "ntasks=3,cpus-per-task=2", []int{4, 4}, []int{1, 1}, []int{4, 2}, true},
+		{"ntasks per node caps", "nodes=2,ntasks-per-node=2", []int{8, 8}, []int{1, 1}, []int{2, 2}, true},
+		{"plane", "ntasks=6,m=plane=4", []int{8, 8}, []int{1, 1}, []int{4, 2}, true},
+		{"no tasks given: one per node", "nodes=2", []int{1, 1}, []int{1, 1}, []int{1, 1}, true},
+		{"too few cpus", "ntasks=5", []int{2, 2}, []int{1, 1}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := job.ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := distTasks(r, tc.avail, tc.vpus)
+			if ok != tc.ok || !slices.Equal(got, tc.want) {
+				t.Errorf("got %v %v, want %v %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestSyncCoreBitmap follows dist_tasks.c _block_sync_core_bitmap (best-fit
+// socket) and _cyclic_sync_core_bitmap (tasks packed per socket first when
+// cpus-per-task > 1).
+func TestSyncCoreBitmap(t *testing.T) {
+	free := func(s string) []bool {
+		out := make([]bool, len(s))
+		for i := range s {
+			out[i] = s[i] == '1'
+		}
+		return out
+	}
+	list := func(b []bool) []int {
+		var out []int
+		for i, x := range b {
+			if x {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	if got, _ := blockCores(free("11110011"), 2, 4, 2, 1, false); !slices.Equal(list(got), []int{6, 7}) {
+		t.Errorf("block best fit: %v, want the smaller sufficient socket [6 7]", list(got))
+	}
+	if got, _ := blockCores(free("11100111"), 2, 4, 3, 1, false); !slices.Equal(list(got), []int{0, 1, 2}) {
+		t.Errorf("block tie: %v, want the first socket", list(got))
+	}
+	if got, _ := cyclicCores(free("11111111"), 2, 4, 4, 1, 2, false); !slices.Equal(list(got), []int{0, 1, 2, 3}) {
+		t.Errorf("cyclic cpt=2: %v, want socket 0 packed", list(got))
+	}
+	if got, _ := cyclicCores(free("11111111"), 2, 4, 3, 1, 1, false); !slices.Equal(list(got), []int{0, 1, 4}) {
+		t.Errorf("cyclic: %v", list(got))
+	}
+	if _, ok := cyclicCores(free("10000000"), 2, 4, 2, 1, 1, false); ok {
+		t.Error("cyclic with too few cores succeeded")
 	}
 }

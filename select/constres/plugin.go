@@ -24,7 +24,27 @@ type Config struct {
 	Preempt bool
 	// PreemptMode is how victims give their resources back.
 	PreemptMode job.PreemptMode
+	// Units is what SelectTypeParameters allocates: CR_Core (the
+	// default), CR_CPU or CR_Socket.
+	Units Units
+	// DefaultDistBlock is CR_Core_Default_Dist_Block: cores are laid out
+	// block-wise when the job names no core distribution.
+	DefaultDistBlock bool
 }
+
+// Units is the consumable resource of SelectTypeParameters.
+type Units uint8
+
+// Allocation units.
+const (
+	// UnitCore is CR_Core: jobs hold whole cores and all their CPUs.
+	UnitCore Units = iota
+	// UnitCPU is CR_CPU: a job holds the CPUs it needs, its cores are
+	// chosen block-wise.
+	UnitCPU
+	// UnitSocket is CR_Socket: jobs hold whole sockets.
+	UnitSocket
+)
 
 // Plugin is select/cons_tres over one cluster. It is not safe for
 // concurrent use.
