@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -20,6 +21,67 @@ type Partition struct {
 	Force bool
 	// Exclusive is OverSubscribe=EXCLUSIVE: every job gets whole nodes.
 	Exclusive bool
+	// DefMemPerCPU and MaxMemPerCPU (MB) are the partition's memory
+	// default and limit; 0 defers to the cluster's.
+	DefMemPerCPU, MaxMemPerCPU uint64
+	// PriorityTier orders partitions that share nodes.
+	PriorityTier uint32
+}
+
+// ParseOverSubscribe reads a partition's OverSubscribe setting (NO,
+// EXCLUSIVE, YES[:N], FORCE[:N]; N defaults to 4 as in Slurm) into p.
+func (p *Partition) ParseOverSubscribe(v string) error {
+	kind, count, hasCount := strings.Cut(strings.ToUpper(strings.TrimSpace(v)), ":")
+	n := 4
+	if hasCount {
+		c, err := strconv.Atoi(count)
+		if err != nil || c < 1 || c > maxLayout {
+			return fmt.Errorf("OverSubscribe %q: expected a job count from 1 to %d after the colon", v, maxLayout)
+		}
+		n = c
+	}
+	p.OverSubscribe, p.Force, p.Exclusive = 1, false, false
+	switch kind {
+	case "", "NO":
+	case "EXCLUSIVE":
+		p.Exclusive = true
+	case "YES":
+		p.OverSubscribe = n
+	case "FORCE":
+		p.OverSubscribe, p.Force = n, true
+	default:
+		return fmt.Errorf("OverSubscribe %q: expected NO, EXCLUSIVE, YES[:N] or FORCE[:N]", v)
+	}
+	return nil
+}
+
+// ApplyMemoryPolicy gives r the memory slurmctld gives a job at submit: a
+// job that asks for no memory gets DefMemPerCPU of its partition (else
+// defMemPerCPU, the cluster's) per CPU, or the whole node when neither is
+// set (job_mgr.c _get_def_mem); a per-CPU request above MaxMemPerCPU
+// (partition's, else maxMemPerCPU) raises cpus-per-task and lowers the
+// per-CPU memory by the same factor (job_mgr.c _valid_pn_min_mem).
+func (r *Request) ApplyMemoryPolicy(c *Cluster, defMemPerCPU, maxMemPerCPU uint64) {
+	if part := c.Partitions[r.Partition]; part != nil {
+		if part.DefMemPerCPU > 0 {
+			defMemPerCPU = part.DefMemPerCPU
+		}
+		if part.MaxMemPerCPU > 0 {
+			maxMemPerCPU = part.MaxMemPerCPU
+		}
+	}
+	if !r.MemPerNodeSet && r.MemPerCPU == 0 && defMemPerCPU > 0 {
+		r.MemPerCPU = defMemPerCPU
+	}
+	if maxMemPerCPU == 0 || r.MemPerCPU <= maxMemPerCPU {
+		return
+	}
+	ratio := (r.MemPerCPU + maxMemPerCPU - 1) / maxMemPerCPU
+	if ratio > maxLayout*maxLayout {
+		ratio = maxLayout * maxLayout
+	}
+	r.CPUsPerTask = r.CPUsPerTaskOr1() * int(ratio)
+	r.MemPerCPU = (r.MemPerCPU + ratio - 1) / ratio
 }
 
 // Cluster is the per-node resources and state of a snapshot, as select
