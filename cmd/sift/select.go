@@ -114,7 +114,9 @@ jobs are read from DIR, and a run-now allocation is recorded there.
 Job keys: id, nodes=N|MIN-MAX, ntasks, cpus-per-task, ntasks-per-node, mem, mem-per-cpu
 (sizes in MB, or with K/M/G/T), gpus-per-node and gpus ([type:]N), contiguous, exclusive,
 oversubscribe, preemptable, nodelist, exclude, time (min, min:sec, h:m:s, d-h, d-h:m,
-d-h:m:s, UNLIMITED), partition, priority, distribution (block|cyclic), extra, requires, jobspec.
+d-h:m:s, UNLIMITED), partition, priority, distribution (Slurm -m: block|cyclic|arbitrary|plane=N
+[:block|cyclic|fcyclic]), extra, requires, jobspec. Memory defaults, MaxMemPerCPU,
+OverSubscribe and SelectTypeParameters come from a slurm.conf --nodes file.
 
 Exit status: 0 when the job gets nodes (or an estimate), 3 when it cannot (the message
 says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable files.`,
