@@ -414,3 +414,30 @@ func TestSyncCoreBitmap(t *testing.T) {
 		t.Error("cyclic with too few cores succeeded")
 	}
 }
+
+// TestCanJobRunOnNodeMemoryPerCPU follows job_test.c _can_job_run_on_node:
+// per-CPU memory sheds allocation units (cpu_alloc_size) until it fits,
+// then rounds down to whole tasks.
+func TestCanJobRunOnNodeMemoryPerCPU(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		units Units
+		spec  string
+		want  int
+	}{
+		{"CR_Core sheds a core's threads", UnitCore, "ntasks=8,mem-per-cpu=300", 2},
+		{"CR_CPU sheds one CPU", UnitCPU, "ntasks=8,mem-per-cpu=300", 3},
+		{"whole tasks", UnitCPU, "ntasks=2,cpus-per-task=2,mem-per-cpu=300", 2},
+		{"CR_Socket sheds a socket", UnitSocket, "ntasks=8,mem-per-cpu=200", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := testCluster(t, nodeSpec{sockets: 2, cores: 2, threads: 2, mem: 1000})
+			c := cfg()
+			c.Units = tc.units
+			p := New(cl, c)
+			if got, _ := p.canRun(p.st, spec(t, cl, tc.spec), 0, nil); got != tc.want {
+				t.Errorf("cpus %d, want %d", got, tc.want)
+			}
+		})
+	}
+}

@@ -220,15 +220,27 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 				return 0, 0
 			}
 		case rate > 0:
-			// Shrink to the CPUs the free memory can feed.
-			step := cpt
+			// _can_job_run_on_node: a whole-node job needs memory for all
+			// its CPUs; others shed allocation units (a core's CPUs, one
+			// CPU or a socket's CPUs) until the CPUs' memory fits, then
+			// whole tasks.
 			if whole {
-				step = cpus
+				if rate*uint64(cpus) > freeMem {
+					cpus = 0
+				}
+			} else {
+				step := p.allocSize(id)
+				for rate*uint64(cpus) > freeMem {
+					if cpus < step {
+						cpus = 0
+						break
+					}
+					cpus -= step
+				}
 			}
-			// Whole cores are allocated, so memory is charged for every
-			// thread of the cores the CPUs need.
-			for cpus > 0 && rate*uint64((cpus+threads-1)/threads*threads) > freeMem {
-				cpus -= min(step, cpus)
+			cpus -= cpus % cpt
+			if cpus < r.NTasksPerNode {
+				cpus = 0
 			}
 		default:
 			if r.MemPerNode > freeMem {
@@ -248,6 +260,18 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 		return 0, 0
 	}
 	return cpus, gpus
+}
+
+// allocSize is _select_and_set_cpus' cpu_alloc_size: the CPUs of one
+// allocation unit of node id.
+func (p *Plugin) allocSize(id uint32) int {
+	switch p.cfg.Units {
+	case UnitCPU:
+		return 1
+	case UnitSocket:
+		return p.cl.CoresPerSocket[id] * p.cl.Threads[id]
+	}
+	return p.cl.Threads[id]
 }
 
 // Select implements job.Plugin.
