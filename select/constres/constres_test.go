@@ -441,3 +441,36 @@ func TestCanJobRunOnNodeMemoryPerCPU(t *testing.T) {
 		})
 	}
 }
+
+// TestJobTestStep3FollowsPriorityTier follows _job_test's test 3: a sharing
+// job may use cores of lower-tier partitions' jobs when nothing else is
+// free, and avoids them when it can.
+func TestJobTestStep3FollowsPriorityTier(t *testing.T) {
+	nodes := []index.Node{
+		{Name: "n0", Sockets: 1, CoresPerSocket: 4, ThreadsPerCore: 1, MemoryMB: 1000, Partitions: []string{"lo", "hi"}},
+		{Name: "n1", Sockets: 1, CoresPerSocket: 4, ThreadsPerCore: 1, MemoryMB: 1000, Partitions: []string{"lo", "hi"}},
+	}
+	snap, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := job.NewCluster(snap)
+	for name, tier := range map[string]uint32{"lo": 1, "hi": 2} {
+		if err := cl.Partitions[name].ParseOverSubscribe("FORCE:2"); err != nil {
+			t.Fatal(err)
+		}
+		cl.Partitions[name].PriorityTier = tier
+	}
+	p := New(cl, Config{})
+	run(t, p, "id=1,nodes=1,ntasks=4,partition=lo,nodelist=n0", nil)
+	if a := run(t, p, "id=2,nodes=1,ntasks=2,partition=hi", nil); a.PerNode[0].ID != 1 {
+		t.Errorf("test 1 should place job 2 on the idle node: %+v", a.PerNode)
+	}
+	run(t, p, "id=3,nodes=1,ntasks=2,partition=lo,nodelist=n1", nil)
+	// Every core is now used; the hi job shares the lo jobs' cores (test 3
+	// removes only same-tier rows, and job 2's cores of n1).
+	a := run(t, p, "id=4,nodes=1,ntasks=2,partition=hi", nil)
+	if got := a.PerNode[0]; got.ID != 0 || !slices.Equal(got.Cores, []int{0, 1}) {
+		t.Errorf("test 3: %+v, want n0 cores 0-1", got)
+	}
+}

@@ -3,6 +3,7 @@ package constres
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/select/internal/bits"
@@ -262,6 +263,14 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	return cpus, gpus
 }
 
+// tier is the PriorityTier of the partition named name.
+func (p *Plugin) tier(name string) uint32 {
+	if part := p.cl.Partitions[name]; part != nil {
+		return part.PriorityTier
+	}
+	return 0
+}
+
 // allocSize is _select_and_set_cpus' cpu_alloc_size: the CPUs of one
 // allocation unit of node id.
 func (p *Plugin) allocSize(id uint32) int {
@@ -337,6 +346,43 @@ func (p *Plugin) fit(st *state, r *job.Request, cand bits.Set) (*pick, bits.Set,
 	}
 	if req != crAvailable {
 		return nil, nil, false
+	}
+	// test 3: only the cores of same-tier partitions are off limits; when
+	// the job fits, lower-tier partitions' cores are removed too, one
+	// partition at a time, while it still fits.
+	tier := p.tier(r.Partition)
+	free = p.allCores()
+	var lower []string
+	for name, pr := range st.parts {
+		switch t := p.tier(name); {
+		case t == tier:
+			for _, row := range pr.rows {
+				free.AndNot(row)
+			}
+		case t < tier:
+			lower = append(lower, name)
+		}
+	}
+	if pk, ok := p.selectNodes(st, r, c, free); ok {
+		// Slurm walks its partitions by descending tier.
+		slices.SortFunc(lower, func(a, b string) int {
+			if ta, tb := p.tier(a), p.tier(b); ta != tb {
+				return cmpU32(tb, ta)
+			}
+			return strings.Compare(a, b)
+		})
+		for _, name := range lower {
+			tmp := free.Clone()
+			for _, row := range st.parts[name].rows {
+				tmp.AndNot(row)
+			}
+			pk2, ok := p.selectNodes(st, r, c, tmp)
+			if !ok {
+				break
+			}
+			pk, free = pk2, tmp
+		}
+		return pk, free, true
 	}
 	// test 4: each row of the job's partition, fullest first, then an
 	// empty row.
