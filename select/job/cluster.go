@@ -73,7 +73,14 @@ func (r *Request) ApplyMemoryPolicy(c *Cluster, defMemPerCPU, maxMemPerCPU uint6
 	if !r.MemPerNodeSet && r.MemPerCPU == 0 && defMemPerCPU > 0 {
 		r.MemPerCPU = defMemPerCPU
 	}
-	if maxMemPerCPU == 0 || r.MemPerCPU <= maxMemPerCPU {
+	if maxMemPerCPU == 0 {
+		return
+	}
+	if r.MemPerCPU == 0 {
+		r.raiseCPUsForNodeMemory(c, maxMemPerCPU)
+		return
+	}
+	if r.MemPerCPU <= maxMemPerCPU {
 		return
 	}
 	ratio := (r.MemPerCPU + maxMemPerCPU - 1) / maxMemPerCPU
@@ -269,5 +276,36 @@ func (c *Cluster) HoldInventoryBusy(wholeNodes bool) {
 	c.Usable.AndNot(c.Allocated)
 	if wholeNodes {
 		c.Usable.AndNot(c.Mixed)
+	}
+}
+
+// raiseCPUsForNodeMemory is _valid_pn_min_mem for a per-node request (or
+// the whole node, read as the memory of the partition's first node) under a
+// per-CPU limit: the job needs ceil(mem/limit) CPUs per node, spread over
+// its tasks by raising cpus-per-task.
+func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
+	mem := r.MemPerNode
+	if !r.MemPerNodeSet || mem == 0 {
+		mem = 0
+		if part := c.Partitions[r.Partition]; part != nil && !part.Nodes.IsEmpty() {
+			mem = c.MemoryMB[part.Nodes.Minimum()]
+		}
+	}
+	minCPUs := (mem + maxMemPerCPU - 1) / maxMemPerCPU
+	if minCPUs > maxLayout*maxLayout {
+		minCPUs = maxLayout * maxLayout
+	}
+	need := int(minCPUs)
+	if need <= r.CPUsPerTaskOr1()*max(r.NTasksPerNode, 1) {
+		return
+	}
+	switch {
+	case r.NTasksPerNode > 0:
+		r.CPUsPerTask = (need + r.NTasksPerNode - 1) / r.NTasksPerNode
+	case r.NTasks > 0:
+		nodes := max(r.MinNodes, 1)
+		r.CPUsPerTask = (need*nodes + r.NTasks - 1) / r.NTasks
+	default:
+		r.CPUsPerTask = need
 	}
 }

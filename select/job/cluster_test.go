@@ -87,3 +87,33 @@ func TestParseOverSubscribeReadsSlurmForms(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyMemoryPolicyNodeMemoryUnderCPULimit checks _valid_pn_min_mem's
+// per-node branch: mem per node over MaxMemPerCPU raises cpus-per-task.
+func TestApplyMemoryPolicyNodeMemoryUnderCPULimit(t *testing.T) {
+	s, err := index.Build([]index.Node{{Name: "n0", CPUs: 36, MemoryMB: 257400, Partitions: []string{"std"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	c.Partitions["std"].MaxMemPerCPU = 7150
+	for _, tc := range []struct {
+		name string
+		req  Request
+		cpt  int
+	}{
+		{"one task per node", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true}, 3},
+		{"spread over ntasks-per-node", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true, NTasksPerNode: 2}, 2},
+		{"spread over ntasks", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true, NTasks: 2, MinNodes: 1}, 2},
+		{"already enough cpus", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true, CPUsPerTask: 4}, 4},
+		{"whole node reads the first node", Request{Partition: "std", MemPerNodeSet: true}, 36},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			r.ApplyMemoryPolicy(c, 0, 0)
+			if r.CPUsPerTask != tc.cpt {
+				t.Errorf("cpus-per-task %d, want %d", r.CPUsPerTask, tc.cpt)
+			}
+		})
+	}
+}
