@@ -155,7 +155,8 @@ func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool 
 	req := p.nodeReqOf(r)
 	cpt := r.CPUsPerTaskOr1()
 	rate := p.memRate(r)
-	minCPUs := max(r.NTasksPerNode, cpt, 1)
+	// pn_min_cpus is cpus-per-task x ntasks-per-node (job_mgr.c).
+	minCPUs := max(r.NTasksPerNode*cpt, cpt, 1)
 	ok := true
 	cand.Each(func(id uint32) bool {
 		drop := false
