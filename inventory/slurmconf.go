@@ -41,6 +41,12 @@ type Cluster struct {
 	// ExtraConstraints reports whether SchedulerParameters enables Slurm's
 	// extra_constraints (a case-insensitive substring test, as slurmctld's).
 	ExtraConstraints bool `json:"extra_constraints,omitempty"`
+	// SelectType and SelectTypeParameters are slurm.conf's, as written;
+	// DefMemPerCPU and MaxMemPerCPU its cluster-wide memory defaults (MB).
+	SelectType           string `json:"select_type,omitempty"`
+	SelectTypeParameters string `json:"select_type_parameters,omitempty"`
+	DefMemPerCPU         uint64 `json:"def_mem_per_cpu,omitempty"`
+	MaxMemPerCPU         uint64 `json:"max_mem_per_cpu,omitempty"`
 }
 
 // maxIncludeDepth bounds Include nesting, so an Include cycle fails cleanly.
@@ -89,6 +95,7 @@ type confParser struct {
 	nodeLines   []confLine
 	partLines   []confLine
 	extra       bool
+	globals     map[string]string // lower-case key -> value of other settings
 }
 
 func (p *confParser) warn(file string, line int, format string, args ...any) {
@@ -134,6 +141,10 @@ func (p *confParser) parseFile(name string, data []byte, depth int) error {
 				if strings.EqualFold(v.key, "SchedulerParameters") {
 					p.extra = strings.Contains(strings.ToLower(v.value), "extra_constraints")
 				}
+				if p.globals == nil {
+					p.globals = map[string]string{}
+				}
+				p.globals[strings.ToLower(v.key)] = v.value
 			}
 		}
 	}
@@ -351,7 +362,11 @@ func (p *confParser) lineValues(l confLine, known map[string]bool) map[string]co
 }
 
 func (p *confParser) build() (*Cluster, error) {
-	c := &Cluster{ExtraConstraints: p.extra}
+	c := &Cluster{ExtraConstraints: p.extra, SelectType: p.globals["selecttype"], SelectTypeParameters: p.globals["selecttypeparameters"]}
+	// Unreadable memory defaults are left unset, as the other global keys
+	// sift does not use are.
+	c.DefMemPerCPU, _ = strconv.ParseUint(p.globals["defmempercpu"], 10, 64)
+	c.MaxMemPerCPU, _ = strconv.ParseUint(p.globals["maxmempercpu"], 10, 64)
 	seen := map[string]bool{}
 	for _, l := range p.nodeLines {
 		vals := p.lineValues(l, nodeKeys)

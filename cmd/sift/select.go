@@ -14,6 +14,7 @@ import (
 	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/inventory"
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/select/linear"
@@ -23,20 +24,82 @@ import (
 
 func init() { register(newSelectCmd) }
 
-// selectPlugins builds each --plugin over a cluster.
-var selectPlugins = map[string]func(cl *job.Cluster) job.Plugin{
-	"linear": func(cl *job.Cluster) job.Plugin {
+// selectPlugins builds each --plugin over a cluster with the parsed
+// SelectTypeParameters.
+var selectPlugins = map[string]func(cl *job.Cluster, tp selectParams) job.Plugin{
+	"linear": func(cl *job.Cluster, tp selectParams) job.Plugin {
 		cl.HoldInventoryBusy(true)
-		return linear.New(cl, linear.Config{TrackMemory: true, Preempt: true})
+		return linear.New(cl, linear.Config{TrackMemory: tp.memory, Preempt: true})
 	},
-	"cons_tres": func(cl *job.Cluster) job.Plugin {
+	"cons_tres": func(cl *job.Cluster, tp selectParams) job.Plugin {
 		cl.HoldInventoryBusy(false)
-		return constres.New(cl, constres.Config{TrackMemory: true, Preempt: true})
+		return constres.New(cl, constres.Config{TrackMemory: tp.memory, Preempt: true, Units: tp.units, DefaultDistBlock: tp.distBlock})
 	},
 }
 
+// selectParams is what sift uses of SelectTypeParameters.
+type selectParams struct {
+	memory    bool
+	units     constres.Units
+	distBlock bool
+}
+
+// parseSelectParams reads SelectTypeParameters for plugin. Empty means
+// Slurm's default (read_config.c): CR_Core_Memory for cons_tres, nothing
+// (memory not consumable) for linear. Options sift does not model are
+// accepted and ignored.
+func parseSelectParams(plugin, v string) (selectParams, error) {
+	tp := selectParams{}
+	if strings.TrimSpace(v) == "" {
+		if plugin == "cons_tres" {
+			tp.memory = true
+		}
+		return tp, nil
+	}
+	for _, opt := range strings.Split(v, ",") {
+		switch strings.ToUpper(strings.TrimSpace(opt)) {
+		case "CR_CPU":
+			tp.units = constres.UnitCPU
+		case "CR_CPU_MEMORY":
+			tp.units, tp.memory = constres.UnitCPU, true
+		case "CR_CORE":
+			tp.units = constres.UnitCore
+		case "CR_CORE_MEMORY":
+			tp.units, tp.memory = constres.UnitCore, true
+		case "CR_SOCKET":
+			tp.units = constres.UnitSocket
+		case "CR_SOCKET_MEMORY":
+			tp.units, tp.memory = constres.UnitSocket, true
+		case "CR_MEMORY":
+			tp.memory = true
+		case "CR_CORE_DEFAULT_DIST_BLOCK":
+			tp.distBlock = true
+		case "CR_ONE_TASK_PER_CORE", "CR_LLN", "CR_PACK_NODES", "LL_SHARED_GRES", "MULTIPLE_SHARING_GRES_PJ", "ENFORCE_BINDING_GRES", "ONE_TASK_PER_SHARING_GRES", "":
+		default:
+			return tp, fmt.Errorf("unknown SelectTypeParameters option %q", opt)
+		}
+	}
+	return tp, nil
+}
+
+// configurePartitions copies the slurm.conf partition settings select uses
+// into cl.
+func configurePartitions(cl *job.Cluster, parts []inventory.Partition) error {
+	for _, ip := range parts {
+		p := cl.Partitions[ip.Name]
+		if p == nil {
+			continue
+		}
+		if err := p.ParseOverSubscribe(ip.OverSubscribe); err != nil {
+			return fmt.Errorf("partition %s: %w", ip.Name, err)
+		}
+		p.DefMemPerCPU, p.MaxMemPerCPU, p.PriorityTier = ip.DefMemPerCPU, ip.MaxMemPerCPU, ip.PriorityTier
+	}
+	return nil
+}
+
 func newSelectCmd() *cobra.Command {
-	var plugin, stateDir, mode, spec, output string
+	var plugin, stateDir, mode, spec, output, typeParams string
 	var nodes nodesFlags
 	var now int64
 	cmd := &cobra.Command{
@@ -51,7 +114,9 @@ jobs are read from DIR, and a run-now allocation is recorded there.
 Job keys: id, nodes=N|MIN-MAX, ntasks, cpus-per-task, ntasks-per-node, mem, mem-per-cpu
 (sizes in MB, or with K/M/G/T), gpus-per-node and gpus ([type:]N), contiguous, exclusive,
 oversubscribe, preemptable, nodelist, exclude, time (min, min:sec, h:m:s, d-h, d-h:m,
-d-h:m:s, UNLIMITED), partition, priority, distribution (block|cyclic), extra, requires, jobspec.
+d-h:m:s, UNLIMITED), partition, priority, distribution (Slurm -m: block|cyclic|arbitrary|plane=N
+[:block|cyclic|fcyclic]), extra, requires, jobspec. Memory defaults, MaxMemPerCPU,
+OverSubscribe and SelectTypeParameters come from a slurm.conf --nodes file.
 
 Exit status: 0 when the job gets nodes (or an estimate), 3 when it cannot (the message
 says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable files.`,
@@ -105,7 +170,18 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			if err := req.Resolve(cl); err != nil {
 				return invalidInput(err)
 			}
-			p := newPlugin(cl)
+			if err := configurePartitions(cl, cluster.Partitions); err != nil {
+				return invalidInput(err)
+			}
+			if !cmd.Flags().Changed("select-type-parameters") {
+				typeParams = cluster.SelectTypeParameters
+			}
+			tp, err := parseSelectParams(plugin, typeParams)
+			if err != nil {
+				return invalidInput(err)
+			}
+			req.ApplyMemoryPolicy(cl, cluster.DefMemPerCPU, cluster.MaxMemPerCPU)
+			p := newPlugin(cl, tp)
 			if stateDir != "" {
 				if err := p.LoadState(stateDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return err
@@ -165,6 +241,7 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 	f.StringVar(&mode, "mode", "run-now", "run-now, test-only or will-run")
 	f.StringVar(&spec, "job", "", "the job request, key=value pairs separated by commas")
 	f.StringVar(&output, "output", "text", "output format: text or json")
+	f.StringVar(&typeParams, "select-type-parameters", "", "slurm.conf SelectTypeParameters, e.g. CR_Core_Memory or CR_CPU (default: the --nodes file's, else Slurm's default for the plugin)")
 	f.Int64Var(&now, "now", 0, "the current time in Unix seconds (default: the clock)")
 	return cmd
 }

@@ -7,6 +7,7 @@ import (
 
 func TestSelectGolden(t *testing.T) {
 	const nodes = "testdata/select/nodes.json"
+	const cirrus = "testdata/select/cirrus.conf"
 	runGolden(t, "select", []cliCase{
 		{"linear-best-fit", []string{"select", "--nodes", nodes, "--job", "nodes=2"}},
 		{"linear-constraint", []string{"select", "--nodes", nodes, "--job", "nodes=2,extra=zed>=2"}},
@@ -25,6 +26,11 @@ func TestSelectGolden(t *testing.T) {
 		{"unknown-plugin", []string{"select", "--nodes", nodes, "--plugin", "cons_res", "--job", "nodes=1"}},
 		{"unknown-partition", []string{"select", "--nodes", nodes, "--job", "nodes=1,partition=nope"}},
 		{"missing-job", []string{"select", "--nodes", nodes}},
+		{"cirrus-cpus-are-cores", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=8,partition=standard"}},
+		{"cirrus-two-nodes", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "nodes=2,ntasks=8,partition=standard"}},
+		{"cirrus-max-mem-per-cpu", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=2,mem-per-cpu=10000,partition=standard"}},
+		{"cirrus-cr-core-cyclic", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--select-type-parameters", "CR_Core", "--job", "ntasks=4,partition=standard"}},
+		{"bad-select-type-parameters", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--select-type-parameters", "CR_Bogus", "--job", "ntasks=4"}},
 	}, nil)
 }
 

@@ -12,19 +12,39 @@ import (
 func (p *Plugin) build(st *state, r *job.Request, pk *pick, free bits.Set, start int64) (*job.Allocation, error) {
 	a := &job.Allocation{Start: start}
 	whole := p.nodeReqOf(r) == crReserved
+	cpus := pk.cpus
+	if !whole {
+		vpus := make([]int, len(pk.nodes))
+		for i, id := range pk.nodes {
+			vpus[i] = p.cl.Threads[id]
+		}
+		var ok bool
+		if cpus, ok = distTasks(r, pk.cpus, vpus); !ok {
+			return nil, errorf(false, "the tasks do not fit the CPUs of the chosen nodes")
+		}
+	}
 	for i, id := range pk.nodes {
-		cores := p.cl.Cores(id)
-		threads := p.cl.Threads[id]
-		k := cores
-		if !whole {
-			k = min((pk.cpus[i]+threads-1)/threads, cores)
+		var cs []int
+		var held int
+		if whole {
+			cores := p.cl.Cores(id)
+			cs = p.pickCores(id, cores, free, r.Distribution)
+			if len(cs) < cores {
+				return nil, errorf(false, "node %d has %d free cores, needs %d", id, len(cs), cores)
+			}
+			held = len(cs) * p.cl.Threads[id]
+		} else {
+			if cpus[i] == 0 {
+				// A node of an explicit node range left without tasks:
+				// Slurm lists it with no cores; sift leaves it out.
+				continue
+			}
+			var ok bool
+			if cs, held, ok = p.syncCores(r, id, cpus[i], free); !ok {
+				return nil, errorf(false, "node %d has too few free cores for %d CPUs", id, cpus[i])
+			}
 		}
-		cs := p.pickCores(id, k, free, r.Distribution)
-		if len(cs) < k {
-			return nil, errorf(false, "node %d has %d free cores, needs %d", id, len(cs), k)
-		}
-		cpus := len(cs) * threads
-		mem := p.nodeMem(r, id, cpus)
+		mem := p.nodeMem(r, id, held)
 		if st != nil && p.cfg.TrackMemory && st.mem[id]+mem > p.cl.MemoryMB[id] {
 			return nil, errorf(false, "node %d lacks memory", id)
 		}
@@ -33,10 +53,14 @@ func (p *Plugin) build(st *state, r *job.Request, pk *pick, free bits.Set, start
 				return nil, errorf(true, "node %d has too little memory", id)
 			}
 		}
-		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: cpus, Cores: cs, MemoryMB: mem, GPUs: pk.gpus[i]})
-		a.TotalCPUs += cpus
+		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: held, Cores: cs, MemoryMB: mem, GPUs: pk.gpus[i]})
+		a.TotalCPUs += held
 	}
-	a.Nodes = nodesOf(pk.nodes)
+	ids := make([]uint32, len(a.PerNode))
+	for i, n := range a.PerNode {
+		ids[i] = n.ID
+	}
+	a.Nodes = nodesOf(ids)
 	return a, nil
 }
 

@@ -208,7 +208,7 @@ func TestCoreDistribution(t *testing.T) {
 	for _, tc := range []struct {
 		dist string
 		want []int
-	}{{"block", []int{0, 1, 2}}, {"cyclic", []int{0, 1, 4}}} {
+	}{{"block:block", []int{0, 1, 2}}, {"cyclic:cyclic", []int{0, 1, 4}}, {"block", []int{0, 1, 4}}, {"plane=2", []int{0, 1, 2}}} {
 		cl := testCluster(t, n)
 		p := New(cl, cfg())
 		a := run(t, p, "id=1,ntasks=3,distribution="+tc.dist, nil)
@@ -343,5 +343,134 @@ func TestOneRowJobsAndSharingPartitions(t *testing.T) {
 	}
 	if _, err := p.Select(spec(t, cl, "id=4,partition=p,oversubscribe,ntasks=1,nodes=1"), cl.Snap.Live(), job.RunNow, 0); !errors.Is(err, job.ErrBusy) {
 		t.Fatalf("§2.3 step 0: sharing jobs avoid nodes running non-sharing jobs: %v", err)
+	}
+}
+
+// TestDistTasksComputeCB follows dist_tasks.c _dist_tasks_compute_c_b and
+// _compute_plane_dist over the CPUs eval_nodes chose.
+func TestDistTasksComputeCB(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		spec        string
+		avail, vpus []int
+		want        []int
+		ok          bool
+	}{
+		{"eval_nodes clamp kept", "ntasks=8", []int{7, 1}, []int{1, 1}, []int{7, 1}, true},
+		{"round robin", "ntasks=8", []int{36, 36}, []int{1, 1}, []int{4, 4}, true},
+		{"a core's worth per pass", "ntasks=5", []int{8, 8}, []int{2, 2}, []int{3, 2}, true},
+		{"cpus per task", "ntasks=3,cpus-per-task=2", []int{4, 4}, []int{1, 1}, []int{4, 2}, true},
+		{"ntasks per node caps", "nodes=2,ntasks-per-node=2", []int{8, 8}, []int{1, 1}, []int{2, 2}, true},
+		{"plane", "ntasks=6,m=plane=4", []int{8, 8}, []int{1, 1}, []int{4, 2}, true},
+		{"no tasks given: one per node", "nodes=2", []int{1, 1}, []int{1, 1}, []int{1, 1}, true},
+		{"too few cpus", "ntasks=5", []int{2, 2}, []int{1, 1}, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := job.ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := distTasks(r, tc.avail, tc.vpus)
+			if ok != tc.ok || !slices.Equal(got, tc.want) {
+				t.Errorf("got %v %v, want %v %v", got, ok, tc.want, tc.ok)
+			}
+		})
+	}
+}
+
+// TestSyncCoreBitmap follows dist_tasks.c _block_sync_core_bitmap (best-fit
+// socket) and _cyclic_sync_core_bitmap (tasks packed per socket first when
+// cpus-per-task > 1).
+func TestSyncCoreBitmap(t *testing.T) {
+	free := func(s string) []bool {
+		out := make([]bool, len(s))
+		for i := range s {
+			out[i] = s[i] == '1'
+		}
+		return out
+	}
+	list := func(b []bool) []int {
+		var out []int
+		for i, x := range b {
+			if x {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	if got, _ := blockCores(free("11110011"), 2, 4, 2, 1, false); !slices.Equal(list(got), []int{6, 7}) {
+		t.Errorf("block best fit: %v, want the smaller sufficient socket [6 7]", list(got))
+	}
+	if got, _ := blockCores(free("11100111"), 2, 4, 3, 1, false); !slices.Equal(list(got), []int{0, 1, 2}) {
+		t.Errorf("block tie: %v, want the first socket", list(got))
+	}
+	if got, _ := cyclicCores(free("11111111"), 2, 4, 4, 1, 2, false); !slices.Equal(list(got), []int{0, 1, 2, 3}) {
+		t.Errorf("cyclic cpt=2: %v, want socket 0 packed", list(got))
+	}
+	if got, _ := cyclicCores(free("11111111"), 2, 4, 3, 1, 1, false); !slices.Equal(list(got), []int{0, 1, 4}) {
+		t.Errorf("cyclic: %v", list(got))
+	}
+	if _, ok := cyclicCores(free("10000000"), 2, 4, 2, 1, 1, false); ok {
+		t.Error("cyclic with too few cores succeeded")
+	}
+}
+
+// TestCanJobRunOnNodeMemoryPerCPU follows job_test.c _can_job_run_on_node:
+// per-CPU memory sheds allocation units (cpu_alloc_size) until it fits,
+// then rounds down to whole tasks.
+func TestCanJobRunOnNodeMemoryPerCPU(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		units Units
+		spec  string
+		want  int
+	}{
+		{"CR_Core sheds a core's threads", UnitCore, "ntasks=8,mem-per-cpu=300", 2},
+		{"CR_CPU sheds one CPU", UnitCPU, "ntasks=8,mem-per-cpu=300", 3},
+		{"whole tasks", UnitCPU, "ntasks=2,cpus-per-task=2,mem-per-cpu=300", 2},
+		{"CR_Socket sheds a socket", UnitSocket, "ntasks=8,mem-per-cpu=200", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cl := testCluster(t, nodeSpec{sockets: 2, cores: 2, threads: 2, mem: 1000})
+			c := cfg()
+			c.Units = tc.units
+			p := New(cl, c)
+			if got, _ := p.canRun(p.st, spec(t, cl, tc.spec), 0, nil); got != tc.want {
+				t.Errorf("cpus %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestJobTestStep3FollowsPriorityTier follows _job_test's test 3: a sharing
+// job may use cores of lower-tier partitions' jobs when nothing else is
+// free, and avoids them when it can.
+func TestJobTestStep3FollowsPriorityTier(t *testing.T) {
+	nodes := []index.Node{
+		{Name: "n0", Sockets: 1, CoresPerSocket: 4, ThreadsPerCore: 1, MemoryMB: 1000, Partitions: []string{"lo", "hi"}},
+		{Name: "n1", Sockets: 1, CoresPerSocket: 4, ThreadsPerCore: 1, MemoryMB: 1000, Partitions: []string{"lo", "hi"}},
+	}
+	snap, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := job.NewCluster(snap)
+	for name, tier := range map[string]uint32{"lo": 1, "hi": 2} {
+		if err := cl.Partitions[name].ParseOverSubscribe("FORCE:2"); err != nil {
+			t.Fatal(err)
+		}
+		cl.Partitions[name].PriorityTier = tier
+	}
+	p := New(cl, Config{})
+	run(t, p, "id=1,nodes=1,ntasks=4,partition=lo,nodelist=n0", nil)
+	if a := run(t, p, "id=2,nodes=1,ntasks=2,partition=hi", nil); a.PerNode[0].ID != 1 {
+		t.Errorf("test 1 should place job 2 on the idle node: %+v", a.PerNode)
+	}
+	run(t, p, "id=3,nodes=1,ntasks=2,partition=lo,nodelist=n1", nil)
+	// Every core is now used; the hi job shares the lo jobs' cores (test 3
+	// removes only same-tier rows, and job 2's cores of n1).
+	a := run(t, p, "id=4,nodes=1,ntasks=2,partition=hi", nil)
+	if got := a.PerNode[0]; got.ID != 0 || !slices.Equal(got.Cores, []int{0, 1}) {
+		t.Errorf("test 3: %+v, want n0 cores 0-1", got)
 	}
 }

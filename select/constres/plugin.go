@@ -3,6 +3,7 @@ package constres
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/select/internal/bits"
@@ -24,7 +25,27 @@ type Config struct {
 	Preempt bool
 	// PreemptMode is how victims give their resources back.
 	PreemptMode job.PreemptMode
+	// Units is what SelectTypeParameters allocates: CR_Core (the
+	// default), CR_CPU or CR_Socket.
+	Units Units
+	// DefaultDistBlock is CR_Core_Default_Dist_Block: cores are laid out
+	// block-wise when the job names no core distribution.
+	DefaultDistBlock bool
 }
+
+// Units is the consumable resource of SelectTypeParameters.
+type Units uint8
+
+// Allocation units.
+const (
+	// UnitCore is CR_Core: jobs hold whole cores and all their CPUs.
+	UnitCore Units = iota
+	// UnitCPU is CR_CPU: a job holds the CPUs it needs, its cores are
+	// chosen block-wise.
+	UnitCPU
+	// UnitSocket is CR_Socket: jobs hold whole sockets.
+	UnitSocket
+)
 
 // Plugin is select/cons_tres over one cluster. It is not safe for
 // concurrent use.
@@ -134,7 +155,8 @@ func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool 
 	req := p.nodeReqOf(r)
 	cpt := r.CPUsPerTaskOr1()
 	rate := p.memRate(r)
-	minCPUs := max(r.NTasksPerNode, cpt, 1)
+	// pn_min_cpus is cpus-per-task x ntasks-per-node (job_mgr.c).
+	minCPUs := max(r.NTasksPerNode*cpt, cpt, 1)
 	ok := true
 	cand.Each(func(id uint32) bool {
 		drop := false
@@ -200,15 +222,27 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 				return 0, 0
 			}
 		case rate > 0:
-			// Shrink to the CPUs the free memory can feed.
-			step := cpt
+			// _can_job_run_on_node: a whole-node job needs memory for all
+			// its CPUs; others shed allocation units (a core's CPUs, one
+			// CPU or a socket's CPUs) until the CPUs' memory fits, then
+			// whole tasks.
 			if whole {
-				step = cpus
+				if rate*uint64(cpus) > freeMem {
+					cpus = 0
+				}
+			} else {
+				step := p.allocSize(id)
+				for rate*uint64(cpus) > freeMem {
+					if cpus < step {
+						cpus = 0
+						break
+					}
+					cpus -= step
+				}
 			}
-			// Whole cores are allocated, so memory is charged for every
-			// thread of the cores the CPUs need.
-			for cpus > 0 && rate*uint64((cpus+threads-1)/threads*threads) > freeMem {
-				cpus -= min(step, cpus)
+			cpus -= cpus % cpt
+			if cpus < r.NTasksPerNode {
+				cpus = 0
 			}
 		default:
 			if r.MemPerNode > freeMem {
@@ -228,6 +262,26 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 		return 0, 0
 	}
 	return cpus, gpus
+}
+
+// tier is the PriorityTier of the partition named name.
+func (p *Plugin) tier(name string) uint32 {
+	if part := p.cl.Partitions[name]; part != nil {
+		return part.PriorityTier
+	}
+	return 0
+}
+
+// allocSize is _select_and_set_cpus' cpu_alloc_size: the CPUs of one
+// allocation unit of node id.
+func (p *Plugin) allocSize(id uint32) int {
+	switch p.cfg.Units {
+	case UnitCPU:
+		return 1
+	case UnitSocket:
+		return p.cl.CoresPerSocket[id] * p.cl.Threads[id]
+	}
+	return p.cl.Threads[id]
 }
 
 // Select implements job.Plugin.
@@ -293,6 +347,43 @@ func (p *Plugin) fit(st *state, r *job.Request, cand bits.Set) (*pick, bits.Set,
 	}
 	if req != crAvailable {
 		return nil, nil, false
+	}
+	// test 3: only the cores of same-tier partitions are off limits; when
+	// the job fits, lower-tier partitions' cores are removed too, one
+	// partition at a time, while it still fits.
+	tier := p.tier(r.Partition)
+	free = p.allCores()
+	var lower []string
+	for name, pr := range st.parts {
+		switch t := p.tier(name); {
+		case t == tier:
+			for _, row := range pr.rows {
+				free.AndNot(row)
+			}
+		case t < tier:
+			lower = append(lower, name)
+		}
+	}
+	if pk, ok := p.selectNodes(st, r, c, free); ok {
+		// Slurm walks its partitions by descending tier.
+		slices.SortFunc(lower, func(a, b string) int {
+			if ta, tb := p.tier(a), p.tier(b); ta != tb {
+				return cmpU32(tb, ta)
+			}
+			return strings.Compare(a, b)
+		})
+		for _, name := range lower {
+			tmp := free.Clone()
+			for _, row := range st.parts[name].rows {
+				tmp.AndNot(row)
+			}
+			pk2, ok := p.selectNodes(st, r, c, tmp)
+			if !ok {
+				break
+			}
+			pk, free = pk2, tmp
+		}
+		return pk, free, true
 	}
 	// test 4: each row of the job's partition, fullest first, then an
 	// empty row.

@@ -2,6 +2,7 @@ package job
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -20,6 +21,74 @@ type Partition struct {
 	Force bool
 	// Exclusive is OverSubscribe=EXCLUSIVE: every job gets whole nodes.
 	Exclusive bool
+	// DefMemPerCPU and MaxMemPerCPU (MB) are the partition's memory
+	// default and limit; 0 defers to the cluster's.
+	DefMemPerCPU, MaxMemPerCPU uint64
+	// PriorityTier orders partitions that share nodes.
+	PriorityTier uint32
+}
+
+// ParseOverSubscribe reads a partition's OverSubscribe setting (NO,
+// EXCLUSIVE, YES[:N], FORCE[:N]; N defaults to 4 as in Slurm) into p.
+func (p *Partition) ParseOverSubscribe(v string) error {
+	kind, count, hasCount := strings.Cut(strings.ToUpper(strings.TrimSpace(v)), ":")
+	n := 4
+	if hasCount {
+		c, err := strconv.Atoi(count)
+		if err != nil || c < 1 || c > maxLayout {
+			return fmt.Errorf("OverSubscribe %q: expected a job count from 1 to %d after the colon", v, maxLayout)
+		}
+		n = c
+	}
+	p.OverSubscribe, p.Force, p.Exclusive = 1, false, false
+	switch kind {
+	case "", "NO":
+	case "EXCLUSIVE":
+		p.Exclusive = true
+	case "YES":
+		p.OverSubscribe = n
+	case "FORCE":
+		p.OverSubscribe, p.Force = n, true
+	default:
+		return fmt.Errorf("OverSubscribe %q: expected NO, EXCLUSIVE, YES[:N] or FORCE[:N]", v)
+	}
+	return nil
+}
+
+// ApplyMemoryPolicy gives r the memory slurmctld gives a job at submit: a
+// job that asks for no memory gets DefMemPerCPU of its partition (else
+// defMemPerCPU, the cluster's) per CPU, or the whole node when neither is
+// set (job_mgr.c _get_def_mem); a per-CPU request above MaxMemPerCPU
+// (partition's, else maxMemPerCPU) raises cpus-per-task and lowers the
+// per-CPU memory by the same factor (job_mgr.c _valid_pn_min_mem).
+func (r *Request) ApplyMemoryPolicy(c *Cluster, defMemPerCPU, maxMemPerCPU uint64) {
+	if part := c.Partitions[r.Partition]; part != nil {
+		if part.DefMemPerCPU > 0 {
+			defMemPerCPU = part.DefMemPerCPU
+		}
+		if part.MaxMemPerCPU > 0 {
+			maxMemPerCPU = part.MaxMemPerCPU
+		}
+	}
+	if !r.MemPerNodeSet && r.MemPerCPU == 0 && defMemPerCPU > 0 {
+		r.MemPerCPU = defMemPerCPU
+	}
+	if maxMemPerCPU == 0 {
+		return
+	}
+	if r.MemPerCPU == 0 {
+		r.raiseCPUsForNodeMemory(c, maxMemPerCPU)
+		return
+	}
+	if r.MemPerCPU <= maxMemPerCPU {
+		return
+	}
+	ratio := (r.MemPerCPU + maxMemPerCPU - 1) / maxMemPerCPU
+	if ratio > maxLayout*maxLayout {
+		ratio = maxLayout * maxLayout
+	}
+	r.CPUsPerTask = r.CPUsPerTaskOr1() * int(ratio)
+	r.MemPerCPU = (r.MemPerCPU + ratio - 1) / ratio
 }
 
 // Cluster is the per-node resources and state of a snapshot, as select
@@ -29,8 +98,11 @@ type Cluster struct {
 	Snap *index.Snapshot
 	// N is the id bound: every node id is below it.
 	N int
-	// CPUs is each node's CPU count; Sockets, CoresPerSocket and Threads its
-	// layout (Sockets counts boards x sockets).
+	// CPUs is each node's CPU count; Sockets and CoresPerSocket its layout
+	// (Sockets counts boards x sockets). Threads is the schedulable CPUs per
+	// core, Slurm's node tpc: 1 when the cores are at least the CPUs (the
+	// node schedules cores, as Cirrus's CPUs=36 with 2x18 cores and 2 threads
+	// per core does), else ThreadsPerCore.
 	CPUs, Sockets, CoresPerSocket, Threads []int
 	// MemoryMB is each node's real memory.
 	MemoryMB []uint64
@@ -83,6 +155,10 @@ func NewCluster(s *index.Snapshot) *Cluster {
 		}
 		if cpus <= 0 {
 			cpus = sockets * cores * threads
+		}
+		// node_conf.c build_all_nodelist's tpc rule.
+		if sockets*cores >= cpus {
+			threads = 1
 		}
 		c.CPUs[id], c.Sockets[id], c.CoresPerSocket[id], c.Threads[id] = cpus, sockets, cores, threads
 		c.MemoryMB[id] = nd.MemoryMB
@@ -200,5 +276,36 @@ func (c *Cluster) HoldInventoryBusy(wholeNodes bool) {
 	c.Usable.AndNot(c.Allocated)
 	if wholeNodes {
 		c.Usable.AndNot(c.Mixed)
+	}
+}
+
+// raiseCPUsForNodeMemory is _valid_pn_min_mem for a per-node request (or
+// the whole node, read as the memory of the partition's first node) under a
+// per-CPU limit: the job needs ceil(mem/limit) CPUs per node, spread over
+// its tasks by raising cpus-per-task.
+func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
+	mem := r.MemPerNode
+	if !r.MemPerNodeSet || mem == 0 {
+		mem = 0
+		if part := c.Partitions[r.Partition]; part != nil && !part.Nodes.IsEmpty() {
+			mem = c.MemoryMB[part.Nodes.Minimum()]
+		}
+	}
+	minCPUs := (mem + maxMemPerCPU - 1) / maxMemPerCPU
+	if minCPUs > maxLayout*maxLayout {
+		minCPUs = maxLayout * maxLayout
+	}
+	need := int(minCPUs)
+	if need <= r.CPUsPerTaskOr1()*max(r.NTasksPerNode, 1) {
+		return
+	}
+	switch {
+	case r.NTasksPerNode > 0:
+		r.CPUsPerTask = (need + r.NTasksPerNode - 1) / r.NTasksPerNode
+	case r.NTasks > 0:
+		nodes := max(r.MinNodes, 1)
+		r.CPUsPerTask = (need*nodes + r.NTasks - 1) / r.NTasks
+	default:
+		r.CPUsPerTask = need
 	}
 }

@@ -100,8 +100,13 @@ type Request struct {
 	Preemptable bool
 	// Constraints are the node constraints; a node must satisfy all.
 	Constraints []Constraint
-	// Distribution is the core distribution inside a node.
+	// Distribution is the core distribution inside a node (the second
+	// field of Slurm's -m); CoreDistSet says the job gave one.
 	Distribution Distribution
+	CoreDistSet  bool
+	// PlaneSize is the tasks per plane of -m plane=N; 0 for other node
+	// distributions.
+	PlaneSize int
 }
 
 // Constraint is one node constraint text in a sift language.
@@ -122,7 +127,8 @@ func (r *Request) CPUsPerTaskOr1() int {
 
 // NodeCounts returns Slurm's (min, max, req) node counts for candidates
 // nodes available: min is at least 1 and at least the nodes that
-// ntasks/ntasks-per-node imply; max defaults to every candidate; req is the
+// ntasks/ntasks-per-node imply; max defaults to every candidate, or ntasks
+// when fewer; req is the
 // desired count, max when a range was given.
 func (r *Request) NodeCounts(available int) (min, max, req int) {
 	min = r.MinNodes
@@ -141,7 +147,12 @@ func (r *Request) NodeCounts(available int) (min, max, req int) {
 	}
 	max = r.MaxNodes
 	if max <= 0 {
+		// job_mgr.c: without a maximum, a job with ntasks spans at most
+		// one node per task.
 		max = available
+		if r.NTasks > 0 && r.NTasks < max {
+			max = r.NTasks
+		}
 		if max < min {
 			max = min
 		}

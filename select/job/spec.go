@@ -244,13 +244,8 @@ func (r *Request) set(key, val string, off int) error {
 		}
 		r.Priority = uint32(n)
 	case "distribution", "m":
-		switch val {
-		case "block":
-			r.Distribution = Block
-		case "cyclic":
-			r.Distribution = Cyclic
-		default:
-			return bad("expected block or cyclic")
+		if !r.parseDistribution(val) {
+			return bad("expected a Slurm distribution: block|cyclic|arbitrary|plane=N, then optionally :block|cyclic|fcyclic")
 		}
 	case "extra", "requires", "jobspec":
 		r.Constraints = append(r.Constraints, Constraint{Lang: map[string]string{"extra": "slurm", "requires": "requires", "jobspec": "flux"}[key], Text: val})
@@ -348,4 +343,41 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// parseDistribution reads Slurm's -m value: the node distribution (block,
+// cyclic, arbitrary, plane=N or *), then optionally the core distribution
+// (block, cyclic, fcyclic or *) and a third field that selection ignores.
+func (r *Request) parseDistribution(val string) bool {
+	fields := strings.Split(val, ":")
+	if len(fields) > 3 {
+		return false
+	}
+	node := fields[0]
+	switch {
+	case node == "block", node == "cyclic", node == "arbitrary", node == "*":
+	case strings.HasPrefix(node, "plane="):
+		n, err := strconv.Atoi(node[len("plane="):])
+		if err != nil || n < 1 || n > 1<<16 {
+			return false
+		}
+		r.PlaneSize = n
+	default:
+		return false
+	}
+	if len(fields) > 1 {
+		switch fields[1] {
+		case "block":
+			r.Distribution, r.CoreDistSet = Block, true
+		case "cyclic", "fcyclic":
+			r.Distribution, r.CoreDistSet = Cyclic, true
+		case "*":
+		default:
+			return false
+		}
+	}
+	if len(fields) > 2 && fields[2] != "pack" && fields[2] != "nopack" && fields[2] != "*" {
+		return false
+	}
+	return true
 }

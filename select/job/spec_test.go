@@ -12,14 +12,14 @@ import (
 )
 
 func TestParseSpecReadsEveryKey(t *testing.T) {
-	r, err := ParseSpec("id=7,nodes=2-4,ntasks=128,cpus-per-task=2,ntasks-per-node=32,mem-per-cpu=2G,gpus-per-node=a100:2,time=1:00:00,contiguous,exclusive=no,nodelist=n[1-2],n5,exclude=n9,partition=batch,priority=10,preemptable,distribution=block,extra=a=1&b<2")
+	r, err := ParseSpec("id=7,nodes=2-4,ntasks=128,cpus-per-task=2,ntasks-per-node=32,mem-per-cpu=2G,gpus-per-node=a100:2,time=1:00:00,contiguous,exclusive=no,nodelist=n[1-2],n5,exclude=n9,partition=batch,priority=10,preemptable,distribution=block:block,extra=a=1&b<2")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Request{ID: 7, MinNodes: 2, MaxNodes: 4, ReqNodes: 4, NTasks: 128, CPUsPerTask: 2, NTasksPerNode: 32,
 		MemPerCPU: 2048, GPUsPerNode: 2, GPUType: "a100", TimeLimit: time.Hour, Contiguous: true,
 		Required: "n[1-2],n5", Excluded: "n9", Partition: "batch", Priority: 10, Preemptable: true,
-		Distribution: Block, Constraints: []Constraint{{Lang: "slurm", Text: "a=1&b<2"}}}
+		Distribution: Block, CoreDistSet: true, Constraints: []Constraint{{Lang: "slurm", Text: "a=1&b<2"}}}
 	if diff := cmp.Diff(want, *r, cmpopts.IgnoreUnexported(roaring.Bitmap{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -91,7 +91,7 @@ func TestNodeCountsFollowSlurm(t *testing.T) {
 		t.Errorf("range: %d %d %d", a, b, c)
 	}
 	r = &Request{NTasks: 10, NTasksPerNode: 4}
-	if a, b, c := r.NodeCounts(100); a != 3 || b != 100 || c != 3 {
+	if a, b, c := r.NodeCounts(100); a != 3 || b != 10 || c != 3 {
 		t.Errorf("tasks: %d %d %d", a, b, c)
 	}
 }
