@@ -1,0 +1,288 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Options control a benchmark run.
+type Options struct {
+	// Sizes replaces every suite's default sizes when not empty.
+	Sizes []int
+	// Count is the number of timed samples per contestant (default 6, the
+	// fewest benchstat computes a confidence interval from).
+	Count int
+	// MinSample is the shortest duration of one sample; the inner loop grows
+	// until a sample lasts at least this long (default 10ms).
+	MinSample time.Duration
+	// CPUProfileDir, when set, receives one CPU profile per suite.
+	CPUProfileDir string
+	// Progress, when set, receives one line per suite and size as it runs.
+	Progress io.Writer
+}
+
+// Measurement is the timing of one contestant at one size.
+type Measurement struct {
+	Engine string `json:"engine"`
+	// Iters is the inner-loop length of every sample.
+	Iters    int       `json:"iters"`
+	Samples  []float64 `json:"samples_ns"`
+	MedianNS float64   `json:"median_ns"`
+	P95NS    float64   `json:"p95_ns"`
+	Allocs   float64   `json:"allocs"`
+	BytesOp  float64   `json:"bytes"`
+	MBps     float64   `json:"mb_per_s,omitempty"`
+}
+
+// Result is one suite at one size: sift's measurement, the baselines', and
+// the ratio of each baseline's median to sift's (how many times faster sift
+// is). "machine" is a fixed calibration loop timed alongside, the in-run
+// baseline of suites that have no other.
+type Result struct {
+	Suite string `json:"suite"`
+	Nodes int    `json:"nodes"`
+	Measurement
+	Ratios    map[string]float64 `json:"ratios"`
+	Baselines []Measurement      `json:"baselines,omitempty"`
+	// Profile holds the top functions of sift's samples when profiling.
+	Profile *ProfileSummary `json:"profile,omitempty"`
+}
+
+// Report is the outcome of a run.
+type Report struct {
+	Results []Result `json:"results"`
+}
+
+// machineBaseline names the calibration loop in ratios.
+const machineBaseline = "machine"
+
+// Run times every suite at every size and verifies that sift and the
+// baselines agree. It stops at the first setup or verification error.
+func Run(suites []Suite, opt Options) (*Report, error) {
+	if opt.Count <= 0 {
+		opt.Count = 6
+	}
+	if opt.MinSample <= 0 {
+		opt.MinSample = 10 * time.Millisecond
+	}
+	rep := &Report{}
+	for _, s := range suites {
+		sizes := s.Sizes
+		if len(opt.Sizes) > 0 {
+			sizes = opt.Sizes
+		}
+		var prof *os.File
+		if opt.CPUProfileDir != "" {
+			var err error
+			if prof, err = startProfile(opt.CPUProfileDir, s.Name); err != nil {
+				return nil, err
+			}
+		}
+		first := len(rep.Results)
+		for _, n := range sizes {
+			r, err := runCase(s, n, opt)
+			if err != nil {
+				if prof != nil {
+					pprof.StopCPUProfile()
+					prof.Close()
+				}
+				return nil, err
+			}
+			rep.Results = append(rep.Results, r)
+			if opt.Progress != nil {
+				fmt.Fprintf(opt.Progress, "%s nodes=%d: %s/op\n", s.Name, n, FormatNS(r.MedianNS))
+			}
+		}
+		if prof != nil {
+			pprof.StopCPUProfile()
+			if err := prof.Close(); err != nil {
+				return nil, fmt.Errorf("bench: %w", err)
+			}
+			sum, err := summarizeProfile(prof.Name(), 8)
+			if err != nil {
+				return nil, err
+			}
+			for i := first; i < len(rep.Results); i++ {
+				rep.Results[i].Profile = sum
+			}
+		}
+	}
+	return rep, nil
+}
+
+// ProfileFile is the file name of a suite's CPU profile inside the directory.
+func ProfileFile(suite string) string {
+	return strings.NewReplacer("/", "_", " ", "_").Replace(suite) + ".pprof"
+}
+
+func startProfile(dir, suite string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	f, err := os.Create(filepath.Join(dir, ProfileFile(suite)))
+	if err != nil {
+		return nil, fmt.Errorf("bench: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("bench: cpu profile: %w", err)
+	}
+	return f, nil
+}
+
+type contestant struct {
+	name string
+	op   func()
+	m    Measurement
+}
+
+func runCase(s Suite, n int, opt Options) (Result, error) {
+	c, err := s.Setup(n)
+	if err != nil {
+		return Result{}, fmt.Errorf("bench: %s nodes=%d: %w", s.Name, n, err)
+	}
+	cs := []*contestant{{name: "sift", op: c.Op}}
+	for _, b := range c.Baselines {
+		cs = append(cs, &contestant{name: b.Name, op: b.Op})
+	}
+	cs = append(cs, &contestant{name: machineBaseline, op: calibrate})
+	minSample := opt.MinSample
+	if opt.CPUProfileDir != "" {
+		// 100 Hz sampling: longer samples so each suite's profile has enough.
+		minSample = max(minSample, 50*time.Millisecond)
+	}
+	ctx := context.Background()
+	for _, ct := range cs {
+		labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
+		pprof.Do(ctx, labels, func(context.Context) { ct.m.Iters = warmUp(ct.op, minSample) })
+	}
+	// Samples are interleaved across contestants so that machine noise hits
+	// them alike and cancels in the ratios.
+	for range opt.Count {
+		for _, ct := range cs {
+			labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
+			pprof.Do(ctx, labels, func(context.Context) { ct.sample() })
+		}
+	}
+	if c.Verify != nil {
+		if err := c.Verify(); err != nil {
+			return Result{}, fmt.Errorf("bench: %s nodes=%d: %w", s.Name, n, err)
+		}
+	}
+	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}}
+	for i, ct := range cs {
+		ct.m.Engine = ct.name
+		ct.m.MedianNS = quantile(ct.m.Samples, 0.5)
+		ct.m.P95NS = quantile(ct.m.Samples, 0.95)
+		ct.m.Allocs /= float64(opt.Count)
+		ct.m.BytesOp /= float64(opt.Count)
+		if c.Bytes > 0 && ct.name != machineBaseline && ct.m.MedianNS > 0 {
+			ct.m.MBps = float64(c.Bytes) / ct.m.MedianNS * 1e3
+		}
+		if i == 0 {
+			r.Measurement = ct.m
+			continue
+		}
+		if r.MedianNS > 0 {
+			r.Ratios[ct.name] = ct.m.MedianNS / r.MedianNS
+		}
+		if ct.name != machineBaseline {
+			r.Baselines = append(r.Baselines, ct.m)
+		}
+	}
+	return r, nil
+}
+
+// warmUp runs op until one batch lasts at least minSample and returns that
+// batch length, as testing.B grows b.N.
+func warmUp(op func(), minSample time.Duration) int {
+	iters := 1
+	for {
+		start := time.Now()
+		for range iters {
+			op()
+		}
+		d := time.Since(start)
+		if d >= minSample || iters >= 1<<30 {
+			return iters
+		}
+		next := iters * 100
+		if d > 0 {
+			next = int(float64(iters) * 1.2 * float64(minSample) / float64(d))
+		}
+		iters = min(max(next, iters+1), iters*100)
+	}
+}
+
+// sample times one batch and adds its per-op allocation counts.
+func (c *contestant) sample() {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	for range c.m.Iters {
+		c.op()
+	}
+	d := time.Since(start)
+	runtime.ReadMemStats(&after)
+	c.m.Samples = append(c.m.Samples, float64(d.Nanoseconds())/float64(c.m.Iters))
+	c.m.Allocs += float64(after.Mallocs-before.Mallocs) / float64(c.m.Iters)
+	c.m.BytesOp += float64(after.TotalAlloc-before.TotalAlloc) / float64(c.m.Iters)
+}
+
+// quantile is the nearest-rank q-quantile of xs (the median averages the two
+// middle samples of an even count).
+func quantile(xs []float64, q float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	if q == 0.5 {
+		m := len(s) / 2
+		if len(s)%2 == 0 {
+			return (s[m-1] + s[m]) / 2
+		}
+		return s[m]
+	}
+	i := int(math.Ceil(q*float64(len(s)))) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// calibrationSink keeps the calibration loop from being optimized away.
+var calibrationSink uint64
+
+// calibrate is a fixed amount of integer work (about 10µs), the yardstick of
+// suites without a baseline of their own.
+func calibrate() {
+	x := calibrationSink | 1
+	for i := range 8192 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		x += uint64(i)
+	}
+	calibrationSink = x
+}
+
+// FormatNS renders a duration in nanoseconds with three significant digits.
+func FormatNS(ns float64) string {
+	switch {
+	case ns >= 1e9:
+		return strconv.FormatFloat(ns/1e9, 'f', 3, 64) + "s"
+	case ns >= 1e6:
+		return strconv.FormatFloat(ns/1e6, 'f', 3, 64) + "ms"
+	case ns >= 1e3:
+		return strconv.FormatFloat(ns/1e3, 'f', 2, 64) + "µs"
+	}
+	return strconv.FormatFloat(ns, 'f', 1, 64) + "ns"
+}
