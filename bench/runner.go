@@ -45,8 +45,8 @@ type Measurement struct {
 }
 
 // Result is one suite at one size: sift's measurement, the baselines', and
-// the ratio of each baseline's median to sift's (how many times faster sift
-// is). "machine" is a fixed calibration loop timed alongside, the in-run
+// each baseline's ratio to sift (how many times faster sift is: the median
+// over repetitions of baseline time / sift time). "machine" is a fixed calibration loop timed alongside, the in-run
 // baseline of suites that have no other.
 type Result struct {
 	Suite string `json:"suite"`
@@ -193,9 +193,8 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 			r.Measurement = ct.m
 			continue
 		}
-		if r.MedianNS > 0 {
-			r.Ratios[ct.name] = ct.m.MedianNS / r.MedianNS
-		}
+		r.Ratios[ct.name] = pairedRatio(ct.m.Samples, cs[0].m.Samples)
+
 		if ct.name != machineBaseline {
 			r.Baselines = append(r.Baselines, ct.m)
 		}
@@ -237,6 +236,19 @@ func (c *contestant) sample() {
 	c.m.Samples = append(c.m.Samples, float64(d.Nanoseconds())/float64(c.m.Iters))
 	c.m.Allocs += float64(after.Mallocs-before.Mallocs) / float64(c.m.Iters)
 	c.m.BytesOp += float64(after.TotalAlloc-before.TotalAlloc) / float64(c.m.Iters)
+}
+
+// pairedRatio is the median over repetitions of base[k]/sift[k]: samples of
+// one repetition ran back to back, so a burst of machine load slows both and
+// cancels, which a ratio of medians would not guarantee.
+func pairedRatio(base, sift []float64) float64 {
+	rs := make([]float64, 0, len(base))
+	for k := range min(len(base), len(sift)) {
+		if sift[k] > 0 {
+			rs = append(rs, base[k]/sift[k])
+		}
+	}
+	return quantile(rs, 0.5)
 }
 
 // quantile is the nearest-rank q-quantile of xs (the median averages the two
