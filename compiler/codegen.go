@@ -1,0 +1,106 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/vm"
+)
+
+// ErrUnsupported is returned for a tree holding a node the code generator
+// does not know.
+var ErrUnsupported = errors.New("compiler: unsupported constraint node")
+
+// CompileAST optimizes n (ordering operands by stats when it is not nil) and
+// generates its program.
+func CompileAST(n ast.Node, stats Stats) (*vm.Program, error) {
+	if n == nil {
+		return nil, fmt.Errorf("%w: nil tree", ErrUnsupported)
+	}
+	n = Optimize(n, stats)
+	var g codegen
+	if err := g.node(n); err != nil {
+		return nil, err
+	}
+	return g.b.Program()
+}
+
+type codegen struct {
+	b vm.Builder
+}
+
+var cmpOps = [...]index.Op{ast.OpEq: index.Eq, ast.OpNe: index.Ne, ast.OpLt: index.Lt, ast.OpLe: index.Le, ast.OpGt: index.Gt, ast.OpGe: index.Ge}
+
+func (g *codegen) node(n ast.Node) error {
+	switch n := n.(type) {
+	case *ast.And:
+		return g.list(n.X, true)
+	case *ast.Or:
+		return g.list(n.X, false)
+	case *ast.Not:
+		if err := g.node(n.X); err != nil {
+			return err
+		}
+		g.b.Not()
+	case *ast.Const:
+		g.b.Const(n.Value)
+	case *ast.Compare:
+		if int(n.Op) >= len(cmpOps) {
+			return fmt.Errorf("%w: comparison operator %d at byte %d", ErrUnsupported, n.Op, n.Start)
+		}
+		g.b.Extra(n.Key, cmpOps[n.Op], operand(n.Value))
+	case *ast.Property:
+		g.b.Property(n.Name)
+	case *ast.Ranks:
+		rs := make([]index.RankRange, len(n.Ranges))
+		for i, r := range n.Ranges {
+			rs[i] = index.RankRange{Lo: r.Lo, Hi: r.Hi}
+		}
+		g.b.Ranks(rs)
+	case *ast.Hostlist:
+		text, qs, err := hostQueries(n.Exprs)
+		if err != nil {
+			return fmt.Errorf("compiler: hostlist at byte %d: %w", n.Start, err)
+		}
+		g.b.Hosts(text, qs)
+	default:
+		return fmt.Errorf("%w: %T", ErrUnsupported, n)
+	}
+	return nil
+}
+
+// list emits an and (isAnd) or an or of xs: each operand after the first
+// is guarded by a jump to the end, taken when the running result is empty
+// (and) or every live node (or), because then it can no longer change.
+func (g *codegen) list(xs []ast.Node, isAnd bool) error {
+	if len(xs) == 0 {
+		g.b.Const(isAnd)
+		return nil
+	}
+	labels := make([]vm.Label, 0, len(xs)-1)
+	for i, x := range xs {
+		if i > 0 {
+			if isAnd {
+				labels = append(labels, g.b.JumpIfEmpty())
+			} else {
+				labels = append(labels, g.b.JumpIfFull())
+			}
+		}
+		if err := g.node(x); err != nil {
+			return err
+		}
+		if i > 0 {
+			if isAnd {
+				g.b.And()
+			} else {
+				g.b.Or()
+			}
+		}
+	}
+	for _, l := range labels {
+		g.b.Bind(l)
+	}
+	return nil
+}
