@@ -7,6 +7,7 @@ import (
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
+	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/index"
 	"github.com/valyala/fastjson"
@@ -63,7 +64,7 @@ func exprText(b *strings.Builder, n ast.Node, next int, idents bool) (int, error
 			xs, sep = n.(*ast.Or).X, " || "
 		}
 		if len(xs) == 0 {
-			return 0, fmt.Errorf("%w: empty %T", errUnsupported, n)
+			return 0, fmt.Errorf("%w: empty %T", compiler.ErrUnsupported, n)
 		}
 		b.WriteByte('(')
 		for i, x := range xs {
@@ -78,23 +79,7 @@ func exprText(b *strings.Builder, n ast.Node, next int, idents bool) (int, error
 		b.WriteByte(')')
 		return next, nil
 	}
-	return 0, fmt.Errorf("%w: %T", errUnsupported, n)
-}
-
-func collectLeafs(n ast.Node, out []leaf) []leaf {
-	switch n := n.(type) {
-	case *ast.Compare:
-		return append(out, newLeaf(n))
-	case *ast.And:
-		for _, x := range n.X {
-			out = collectLeafs(x, out)
-		}
-	case *ast.Or:
-		for _, x := range n.X {
-			out = collectLeafs(x, out)
-		}
-	}
-	return out
+	return 0, fmt.Errorf("%w: %T", compiler.ErrUnsupported, n)
 }
 
 // exprEnvs converts every node's extra data to the map expr reads. Numbers
@@ -133,8 +118,11 @@ func exprEnvs(nodes []index.Node) []map[string]any {
 }
 
 func newExprEngine(n ast.Node, envs []map[string]any) (*exprEngine, error) {
-	e := &exprEngine{envs: envs, leafs: collectLeafs(n, nil), out: make([]uint64, (len(envs)+63)/64)}
-	var err error
+	leafs, err := collectLeafs(n, nil)
+	if err != nil {
+		return nil, err
+	}
+	e := &exprEngine{envs: envs, leafs: leafs, out: make([]uint64, (len(envs)+63)/64)}
 	// A key that is an identifier may still clash with an expr keyword or
 	// builtin; then every key is read through $env instead.
 	for _, idents := range []bool{true, false} {

@@ -4,10 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 
+	"github.com/expr-lang/expr"
+	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/slurm"
+	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 )
 
@@ -16,12 +19,25 @@ import (
 // 1M nodes is available with --nodes.
 var DefaultSizes = []int{1000, 10000, 100000}
 
+// Constraints of the evaluate suites, per dataset, in Slurm --extra syntax.
+// The synthetic ones use the keys of Slurm's documentation example.
+var (
+	synthetic3  = "(a=1.23&b=true)|zed=23"
+	synthetic10 = "((c<=4&a=1.25)|zed>=10)&(foo=bar|foo=baz|b=true)&(arch=cascadelake|gpu_mem_gb>=32)&rack<32&os!=rhel7"
+	cirrus3     = "(cpus>=40&gpus=4)|arch=cascade"
+	cirrus10    = "((cpus>=36&mem_gb>200)|gpus>=2)&(arch=cascade|arch=skylake|arch=broadwell)&(gpu=GV100GL|gpu=none)&edgen=false&rack!=r9"
+	grid3       = "(cores>=32&ib=true)|gpus>=2"
+	grid10      = "((cores>=16&mem_gb>=128)|gpus>=1)&(vendor=Intel|vendor=AMD)&(ssd=true|disks>=2)&exotic=false&arch=x86_64&clock_ghz>2.0"
+)
+
 // Registry returns every suite, in the order they are reported.
 func Registry() []Suite {
-	var out []Suite
+	out := []Suite{
+		{Name: "compile/slurm/10-leaf", SizeFree: true, Setup: compileSlurm(synthetic10)},
+	}
 	for _, d := range []struct {
 		data       Dataset
-		three, ten ast.Node
+		three, ten string
 	}{
 		{Synthetic, synthetic3, synthetic10},
 		{Cirrus, cirrus3, cirrus10},
@@ -36,72 +52,66 @@ func Registry() []Suite {
 			Suite{Name: "evaluate/slurm/10-leaf" + suffix, Sizes: DefaultSizes, Setup: evaluateSlurm(d.data, d.ten)},
 		)
 	}
-	out = append(out,
+	return append(out,
 		Suite{Name: "ingest", Sizes: DefaultSizes, Setup: ingest},
 		Suite{Name: "hostlist/range", Sizes: DefaultSizes, Setup: hostRange},
 		Suite{Name: "property", Sizes: DefaultSizes, Setup: property},
 	)
-	return out
 }
 
-// Constraint trees of the evaluate suites, written as the Slurm text in each
-// comment. The synthetic ones use the keys of Slurm's documentation example.
-var (
-	// (a=1.23&b=true)|zed=23
-	synthetic3 = or(and(cmp("a", ast.OpEq, "1.23"), cmp("b", ast.OpEq, "true")), cmp("zed", ast.OpEq, "23"))
-	// ((c<=4&a=1.25)|zed>=10)&(foo=bar|foo=baz|b=true)&(arch=x86_64|gpu_mem_gb>=32)&rack<32&os!=rhel7
-	synthetic10 = and(
-		or(and(cmp("c", ast.OpLe, "4"), cmp("a", ast.OpEq, "1.25")), cmp("zed", ast.OpGe, "10")),
-		or(cmp("foo", ast.OpEq, "bar"), cmp("foo", ast.OpEq, "baz"), cmp("b", ast.OpEq, "true")),
-		or(cmp("arch", ast.OpEq, "x86_64"), cmp("gpu_mem_gb", ast.OpGe, "32")),
-		cmp("rack", ast.OpLt, "32"),
-		cmp("os", ast.OpNe, "rhel7"),
-	)
-	// (cpus>=40&gpus=4)|arch=cascade
-	cirrus3 = or(and(cmp("cpus", ast.OpGe, "40"), cmp("gpus", ast.OpEq, "4")), cmp("arch", ast.OpEq, "cascade"))
-	// ((cpus>=36&mem_gb>200)|gpus>=2)&(arch=cascade|arch=skylake|arch=broadwell)&(gpu=GV100GL|gpu=none)&edgen=false&rack!=r9
-	cirrus10 = and(
-		or(and(cmp("cpus", ast.OpGe, "36"), cmp("mem_gb", ast.OpGt, "200")), cmp("gpus", ast.OpGe, "2")),
-		or(cmp("arch", ast.OpEq, "cascade"), cmp("arch", ast.OpEq, "skylake"), cmp("arch", ast.OpEq, "broadwell")),
-		or(cmp("gpu", ast.OpEq, "GV100GL"), cmp("gpu", ast.OpEq, "none")),
-		cmp("edgen", ast.OpEq, "false"),
-		cmp("rack", ast.OpNe, "r9"),
-	)
-	// (cores>=32&ib=true)|gpus>=2
-	grid3 = or(and(cmp("cores", ast.OpGe, "32"), cmp("ib", ast.OpEq, "true")), cmp("gpus", ast.OpGe, "2"))
-	// ((cores>=16&mem_gb>=128)|gpus>=1)&(vendor=Intel|vendor=AMD)&(ssd=true|disks>=2)&exotic=false&arch=x86_64&clock_ghz>2.0
-	grid10 = and(
-		or(and(cmp("cores", ast.OpGe, "16"), cmp("mem_gb", ast.OpGe, "128")), cmp("gpus", ast.OpGe, "1")),
-		or(cmp("vendor", ast.OpEq, "Intel"), cmp("vendor", ast.OpEq, "AMD")),
-		or(cmp("ssd", ast.OpEq, "true"), cmp("disks", ast.OpGe, "2")),
-		cmp("exotic", ast.OpEq, "false"),
-		cmp("arch", ast.OpEq, "x86_64"),
-		cmp("clock_ghz", ast.OpGt, "2.0"),
-	)
-)
-
-func cmp(k string, op ast.CmpOp, v string) ast.Node {
-	return &ast.Compare{Start: -1, Key: k, Op: op, Value: v}
+// compileSlurm times turning Slurm text into a program (parse, optimize,
+// generate) against expr-lang/expr compiling the baseline's translation.
+func compileSlurm(text string) func(int) (*Case, error) {
+	return func(int) (*Case, error) {
+		tree, err := slurm.Parse(text)
+		if err != nil {
+			return nil, err
+		}
+		src, err := ExprSource(tree, true)
+		if err != nil {
+			return nil, err
+		}
+		slurmFn := expr.Function("slurm", func(...any) (any, error) { return false, nil }, new(func(any, int) bool))
+		var compileErr error
+		keep := func(err error) {
+			if err != nil && compileErr == nil {
+				compileErr = err
+			}
+		}
+		return &Case{
+			Op: func() {
+				n, err := slurm.Parse(text)
+				if err == nil {
+					_, err = compiler.CompileAST(n, nil)
+				}
+				keep(err)
+			},
+			Baselines: []Baseline{{Name: "expr", Op: func() {
+				_, err := expr.Compile(src, expr.Env(map[string]any{}), expr.AllowUndefinedVariables(), expr.AsBool(), slurmFn)
+				keep(err)
+			}}},
+			Verify: func() error { return compileErr },
+		}, nil
+	}
 }
-func and(xs ...ast.Node) ast.Node { return &ast.And{Start: -1, X: xs} }
-func or(xs ...ast.Node) ast.Node  { return &ast.Or{Start: -1, X: xs} }
 
-// inventory is a dataset built at one size. One is cached per dataset (the
+// builtInventory is a dataset built at one size. One is cached per dataset (the
 // most recent size): suites share it, building 100k nodes is the slow part
 // of setting up, and a 1M-node inventory is too large to keep several of.
-type inventory struct {
+type builtInventory struct {
 	n     int
 	nodes []index.Node
 	snap  *index.Snapshot
+	facts []ast.Facts
 	envs  []map[string]any
 }
 
 var (
 	invMu    sync.Mutex
-	invCache = map[string]*inventory{}
+	invCache = map[string]*builtInventory{}
 )
 
-func loadInventory(d Dataset, n int, withEnvs bool) (*inventory, error) {
+func loadInventory(d Dataset, n int, baselines bool) (*builtInventory, error) {
 	invMu.Lock()
 	defer invMu.Unlock()
 	inv := invCache[d.Name]
@@ -115,31 +125,34 @@ func loadInventory(d Dataset, n int, withEnvs bool) (*inventory, error) {
 		if err != nil {
 			return nil, err
 		}
-		inv = &inventory{n: n, nodes: nodes, snap: snap}
+		inv = &builtInventory{n: n, nodes: nodes, snap: snap}
 		invCache[d.Name] = inv
 	}
-	if withEnvs && inv.envs == nil {
+	if baselines && inv.envs == nil {
+		inv.facts = nodeFacts(inv.nodes)
 		inv.envs = exprEnvs(inv.nodes)
 	}
 	return inv, nil
 }
 
 // evaluateSlurm times evaluating one Slurm constraint over a dataset: sift's
-// bitmap engine against the per-node reference walk and expr-lang/expr.
-func evaluateSlurm(d Dataset, tree ast.Node) func(int) (*Case, error) {
+// compiled program on the VM against the per-node reference evaluator and
+// expr-lang/expr.
+func evaluateSlurm(d Dataset, text string) func(int) (*Case, error) {
 	return func(n int) (*Case, error) {
+		tree, err := slurm.Parse(text)
+		if err != nil {
+			return nil, err
+		}
 		inv, err := loadInventory(d, n, true)
 		if err != nil {
 			return nil, err
 		}
-		sift, err := newBitmapEngine(tree, inv.snap)
+		sift, err := newSiftEngine(tree, inv.snap)
 		if err != nil {
 			return nil, err
 		}
-		ref, err := newReferenceEngine(tree, inv.snap)
-		if err != nil {
-			return nil, err
-		}
+		ref := newReferenceEngine(tree, inv.facts)
 		ex, err := newExprEngine(tree, inv.envs)
 		if err != nil {
 			return nil, err
@@ -164,7 +177,7 @@ func evaluateSlurm(d Dataset, tree ast.Node) func(int) (*Case, error) {
 				if err := ex.Run(); err != nil {
 					return err
 				}
-				return sameNodes(sift.out, map[string][]uint64{"reference": ref.out, "expr": ex.out})
+				return sameNodes(sift.words(inv.snap.IDBound()), map[string][]uint64{"reference": ref.out, "expr": ex.out})
 			},
 		}, nil
 	}
@@ -183,7 +196,10 @@ func sameNodes(sift []uint64, baselines map[string][]uint64) error {
 // ingest times building a snapshot (parsing every node's extra JSON) against
 // encoding/json decoding the same documents into maps.
 func ingest(n int) (*Case, error) {
-	nodes := syntheticNodes(n, 1)
+	nodes, err := Synthetic.Nodes(n)
+	if err != nil {
+		return nil, err
+	}
 	var size int64
 	for i := range nodes {
 		size += int64(len(nodes[i].Extra))
@@ -225,30 +241,32 @@ func ingest(n int) (*Case, error) {
 	}, nil
 }
 
-// hostRange times the hostlist constraint node[1-N/2] without expansion
-// against a per-node check of each hostname.
+// hostRange times the hostlist constraint node[1-N/2] (zero-padded like the
+// synthetic names), answered from the index without expanding it, against
+// looking every node's name up in the parsed list (hostlist's Find).
 func hostRange(n int) (*Case, error) {
 	inv, err := loadInventory(Synthetic, n, false)
 	if err != nil {
 		return nil, err
 	}
-	width := len(strconv.Itoa(n))
-	q := []index.HostQuery{{Alpha: "node", Digits: width, Lo: 1, Hi: uint64(n / 2)}}
+	first, _ := inv.snap.Node(0)
+	alpha, digits := index.SplitHost(first.Name)
+	hl := alpha + "[" + string(appendPadded(nil, 1, len(digits))) + "-" + string(appendPadded(nil, uint64(n/2), len(digits))) + "]"
+	list, err := hostlist.Parse(hostlist.Flux, hl)
+	if err != nil {
+		return nil, err
+	}
+	var qs []index.HostQuery
+	for _, q := range list.Queries() {
+		qs = append(qs, index.HostQuery{Exact: q.Exact, Name: q.Name, Alpha: q.Alpha, Digits: q.Digits, Lo: q.Lo, Hi: q.Hi})
+	}
 	out := make([]uint64, inv.snap.Words())
 	ref := make([]uint64, inv.snap.Words())
-	op := func() { inv.snap.HostLeaf(q, out) }
+	op := func() { inv.snap.HostLeaf(qs, out) }
 	walk := func() {
 		clear(ref)
 		for id := uint32(0); id < inv.snap.IDBound(); id++ {
-			nd, ok := inv.snap.Node(id)
-			if !ok {
-				continue
-			}
-			alpha, digits := index.SplitHost(nd.Name)
-			if alpha != q[0].Alpha || len(digits) != q[0].Digits {
-				continue
-			}
-			if v, err := strconv.ParseUint(digits, 10, 64); err == nil && v >= q[0].Lo && v <= q[0].Hi {
+			if nd, ok := inv.snap.Node(id); ok && list.Find(nd.Name) >= 0 {
 				ref[id>>6] |= 1 << (id & 63)
 			}
 		}
@@ -260,38 +278,34 @@ func hostRange(n int) (*Case, error) {
 			op()
 			walk()
 			if got := popcount(out); got != n/2 {
-				return fmt.Errorf("node[1-%d] matched %d nodes", n/2, got)
+				return fmt.Errorf("%s matched %d nodes", hl, got)
 			}
 			return sameNodes(out, map[string][]uint64{"reference": ref})
 		},
 	}, nil
 }
 
-// property times a feature constraint (gpu) against a per-node scan.
+// property times a feature constraint (gpu) compiled and run on the VM
+// against the per-node reference evaluator.
 func property(n int) (*Case, error) {
-	inv, err := loadInventory(Synthetic, n, false)
+	inv, err := loadInventory(Synthetic, n, true)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]uint64, inv.snap.Words())
-	ref := make([]uint64, inv.snap.Words())
-	op := func() { inv.snap.PropertyLeaf("gpu", out) }
-	walk := func() {
-		clear(ref)
-		for id := uint32(0); id < inv.snap.IDBound(); id++ {
-			nd, ok := inv.snap.Node(id)
-			if ok && (nd.Name == "gpu" || slices.Contains(nd.Features, "gpu")) {
-				ref[id>>6] |= 1 << (id & 63)
-			}
-		}
+	tree := &ast.Property{Start: -1, Name: "gpu"}
+	sift, err := newSiftEngine(tree, inv.snap)
+	if err != nil {
+		return nil, err
 	}
+	ref := newReferenceEngine(tree, inv.facts)
 	return &Case{
-		Op:        op,
-		Baselines: []Baseline{{Name: "reference", Op: walk}},
+		Op:        sift.Run,
+		Baselines: []Baseline{{Name: "reference", Op: ref.Run}},
 		Verify: func() error {
-			op()
-			walk()
-			return sameNodes(out, map[string][]uint64{"reference": ref})
+			sift.Run()
+			ref.Run()
+			return sameNodes(sift.words(inv.snap.IDBound()), map[string][]uint64{"reference": ref.out})
 		},
 	}, nil
 }
+

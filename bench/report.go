@@ -13,8 +13,8 @@ import (
 	"unicode/utf8"
 )
 
-// BaselineNames returns the baseline names found in rep, in first-seen
-// order, "machine" last.
+// BaselineNames returns the baseline names found in rep: reference, expr,
+// then others in first-seen order, "machine" last.
 func (rep *Report) BaselineNames() []string {
 	var names []string
 	seen := map[string]bool{}
@@ -26,6 +26,16 @@ func (rep *Report) BaselineNames() []string {
 			}
 		}
 	}
+	rank := func(n string) int {
+		switch n {
+		case "reference":
+			return 0
+		case "expr":
+			return 1
+		}
+		return 2
+	}
+	sort.SliceStable(names, func(i, j int) bool { return rank(names[i]) < rank(names[j]) })
 	return append(names, machineBaseline)
 }
 

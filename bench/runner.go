@@ -81,6 +81,9 @@ func Run(suites []Suite, opt Options) (*Report, error) {
 		if len(opt.Sizes) > 0 {
 			sizes = opt.Sizes
 		}
+		if s.SizeFree {
+			sizes = []int{0}
+		}
 		var prof *os.File
 		if opt.CPUProfileDir != "" {
 			var err error

@@ -13,6 +13,9 @@ type Suite struct {
 	Name string
 	// Sizes are the node counts run when the user does not choose any.
 	Sizes []int
+	// SizeFree marks an operation that does not depend on the cluster (a
+	// compilation): it runs once and is reported with 0 nodes.
+	SizeFree bool
 	// Setup builds the inventory and everything the operation needs; nothing
 	// it does is timed.
 	Setup func(nodes int) (*Case, error)
