@@ -308,4 +308,3 @@ func property(n int) (*Case, error) {
 		},
 	}, nil
 }
-
