@@ -1,0 +1,175 @@
+package job
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/index"
+)
+
+// Partition is the selection-relevant configuration of one partition.
+type Partition struct {
+	// Nodes are the partition's node ids.
+	Nodes *roaring.Bitmap
+	// OverSubscribe is the number of jobs that may share a core (cons_tres
+	// rows) or node (linear); 1 is OverSubscribe=NO.
+	OverSubscribe int
+	// Force is OverSubscribe=FORCE: every job shares.
+	Force bool
+	// Exclusive is OverSubscribe=EXCLUSIVE: every job gets whole nodes.
+	Exclusive bool
+}
+
+// Cluster is the per-node resources and state of a snapshot, as select
+// plugins read them. Slices are indexed by node id; removed ids hold zeros.
+type Cluster struct {
+	// Snap is the snapshot the cluster was derived from.
+	Snap *index.Snapshot
+	// N is the id bound: every node id is below it.
+	N int
+	// CPUs is each node's CPU count; Sockets, CoresPerSocket and Threads its
+	// layout (Sockets counts boards x sockets).
+	CPUs, Sockets, CoresPerSocket, Threads []int
+	// MemoryMB is each node's real memory.
+	MemoryMB []uint64
+	// GPUs holds each node's GPU GRES (name "gpu"), with types.
+	GPUs [][]index.Gres
+	// Weight is each node's scheduling weight; lower is used first.
+	Weight []uint32
+	// Idle, Mixed, Allocated, Down and Drain are the node base states.
+	Idle, Mixed, Allocated, Down, Drain *roaring.Bitmap
+	// Usable is the live nodes that are neither down nor drained.
+	Usable *roaring.Bitmap
+	// Partitions maps partition names to their nodes and sharing settings.
+	Partitions map[string]*Partition
+}
+
+// NewCluster derives per-node resources and state bitmaps from s. Missing
+// layout fields default as in Slurm: one board, one socket, one thread per
+// core, and cores enough for the CPUs.
+func NewCluster(s *index.Snapshot) *Cluster {
+	n := int(s.IDBound())
+	c := &Cluster{
+		Snap: s, N: n,
+		CPUs: make([]int, n), Sockets: make([]int, n), CoresPerSocket: make([]int, n), Threads: make([]int, n),
+		MemoryMB: make([]uint64, n), GPUs: make([][]index.Gres, n), Weight: make([]uint32, n),
+		Idle: roaring.New(), Mixed: roaring.New(), Allocated: roaring.New(), Down: roaring.New(), Drain: roaring.New(),
+		Usable: roaring.New(), Partitions: map[string]*Partition{},
+	}
+	it := s.Live().Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		nd, _ := s.Node(id)
+		boards := max(nd.Boards, 1)
+		sockets := max(nd.Sockets, 1) * boards
+		threads := max(nd.ThreadsPerCore, 1)
+		cores := nd.CoresPerSocket
+		cpus := nd.CPUs
+		if cores <= 0 {
+			cores = max(cpus/(sockets*threads), 1)
+		}
+		if cpus <= 0 {
+			cpus = sockets * cores * threads
+		}
+		c.CPUs[id], c.Sockets[id], c.CoresPerSocket[id], c.Threads[id] = cpus, sockets, cores, threads
+		c.MemoryMB[id] = nd.MemoryMB
+		c.Weight[id] = nd.Weight
+		for _, g := range nd.Gres {
+			if g.Name == "gpu" && g.Count > 0 {
+				c.GPUs[id] = append(c.GPUs[id], g)
+			}
+		}
+		switch strings.ToLower(nd.State) {
+		case "", "idle":
+			c.Idle.Add(id)
+		case "mixed", "mix":
+			c.Mixed.Add(id)
+		case "allocated", "alloc":
+			c.Allocated.Add(id)
+		case "down":
+			c.Down.Add(id)
+		case "drain", "drained", "draining", "drng":
+			c.Drain.Add(id)
+		default:
+			// An unknown state is not trusted with jobs.
+			c.Down.Add(id)
+		}
+		for _, p := range nd.Partitions {
+			part := c.Partitions[p]
+			if part == nil {
+				part = &Partition{Nodes: roaring.New(), OverSubscribe: 1}
+				c.Partitions[p] = part
+			}
+			part.Nodes.Add(id)
+		}
+	}
+	c.Usable = s.Live().Clone()
+	c.Usable.AndNot(c.Down)
+	c.Usable.AndNot(c.Drain)
+	return c
+}
+
+// Cores is node id's core count.
+func (c *Cluster) Cores(id uint32) int { return c.Sockets[id] * c.CoresPerSocket[id] }
+
+// GPUCount is node id's count of GPUs of type typ (any type if empty).
+func (c *Cluster) GPUCount(id uint32, typ string) int {
+	n := 0
+	for _, g := range c.GPUs[id] {
+		if typ == "" || g.Type == typ {
+			n += int(g.Count)
+		}
+	}
+	return n
+}
+
+// MaxShare is the OverSubscribe count of the partition named name (1 when
+// it is unknown or not shared).
+func (c *Cluster) MaxShare(name string) int {
+	if p := c.Partitions[name]; p != nil && p.OverSubscribe > 1 {
+		return p.OverSubscribe
+	}
+	return 1
+}
+
+// ResolveError is a node list naming a node the cluster does not have.
+type ResolveError struct {
+	List, Name string
+}
+
+func (e *ResolveError) Error() string {
+	return fmt.Sprintf("node list %q: unknown node %q", e.List, e.Name)
+}
+
+// Resolve fills r.RequiredSet and r.ExcludedSet from r.Required and
+// r.Excluded. Lists are comma-separated node names; bracketed hostlist
+// ranges are expanded only in the simple prefix[lo-hi,...] form until the
+// hostlist package lands.
+func (r *Request) Resolve(c *Cluster) error {
+	var err error
+	if r.RequiredSet, err = resolveList(c, r.Required); err != nil {
+		return err
+	}
+	r.ExcludedSet, err = resolveList(c, r.Excluded)
+	return err
+}
+
+func resolveList(c *Cluster, list string) (*roaring.Bitmap, error) {
+	out := roaring.New()
+	if strings.TrimSpace(list) == "" {
+		return out, nil
+	}
+	names, err := expandNames(list)
+	if err != nil {
+		return nil, fmt.Errorf("node list %q: %w", list, err)
+	}
+	for _, name := range names {
+		id, ok := c.Snap.ID(name)
+		if !ok {
+			return nil, &ResolveError{List: list, Name: name}
+		}
+		out.Add(id)
+	}
+	return out, nil
+}
