@@ -56,6 +56,9 @@ func Registry() []Suite {
 		Suite{Name: "ingest", Sizes: DefaultSizes, Setup: ingest},
 		Suite{Name: "hostlist/range", Sizes: DefaultSizes, Setup: hostRange},
 		Suite{Name: "property", Sizes: DefaultSizes, Setup: property},
+		Suite{Name: "select/linear/1000-node-job", Sizes: []int{10000, 100000}, Setup: selectLinear.setup},
+		Suite{Name: "select/cons_tres/64-node-job", Sizes: []int{1000, 10000}, Setup: selectConsTres.setup},
+		Suite{Name: "will-run/linear/64-node-job", Sizes: []int{10000}, Setup: willRunLinear.setup},
 	)
 }
 
