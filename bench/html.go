@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"image/color"
 	"io"
+	"math"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -24,7 +25,14 @@ var engineColors = map[string]color.RGBA{
 
 // plotSuite draws time per operation against cluster size for one suite, on
 // log-log axes, sift and its baselines on the same axes, as SVG.
-func plotSuite(suite string, results []Result) ([]byte, error) {
+// It returns nil for a suite without sizes (a compilation) and turns any
+// panic of the plotting library into an error.
+func plotSuite(suite string, results []Result) (svg []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			svg, err = nil, fmt.Errorf("bench: plot %s: %v", suite, r)
+		}
+	}()
 	p := plot.New()
 	p.Title.Text = suite
 	p.X.Label.Text = "nodes"
@@ -35,17 +43,29 @@ func plotSuite(suite string, results []Result) ([]byte, error) {
 	p.Add(plotter.NewGrid())
 	series := map[string]plotter.XYs{}
 	var order []string
+	xmin, xmax, ymin, ymax := math.Inf(1), 0.0, math.Inf(1), 0.0
 	for _, r := range results {
+		if r.Nodes <= 0 {
+			continue
+		}
 		for _, m := range append([]Measurement{r.Measurement}, r.Baselines...) {
 			if m.MedianNS <= 0 {
 				continue
 			}
+			xmin, xmax = min(xmin, float64(r.Nodes)), max(xmax, float64(r.Nodes))
+			ymin, ymax = min(ymin, m.MedianNS), max(ymax, m.MedianNS)
 			if _, ok := series[m.Engine]; !ok {
 				order = append(order, m.Engine)
 			}
 			series[m.Engine] = append(series[m.Engine], plotter.XY{X: float64(r.Nodes), Y: m.MedianNS})
 		}
 	}
+	if len(order) == 0 {
+		return nil, nil
+	}
+	// Log axes need a range: widen a single size or time to a decade.
+	p.X.Min, p.X.Max = xmin/2, xmax*2
+	p.Y.Min, p.Y.Max = ymin/2, ymax*2
 	for i, name := range order {
 		line, points, err := plotter.NewLinePoints(series[name])
 		if err != nil {
@@ -70,11 +90,11 @@ func plotSuite(suite string, results []Result) ([]byte, error) {
 		return nil, fmt.Errorf("bench: plot %s: %w", suite, err)
 	}
 	// The SVG is inlined in HTML: drop its XML prolog.
-	svg := b.String()
-	if i := strings.Index(svg, "<svg"); i > 0 {
-		svg = svg[i:]
+	out := b.String()
+	if i := strings.Index(out, "<svg"); i > 0 {
+		out = out[i:]
 	}
-	return []byte(svg), nil
+	return []byte(out), nil
 }
 
 var htmlPage = template.Must(template.New("report").Parse(`<!DOCTYPE html>
@@ -113,6 +133,9 @@ func (rep *Report) WriteHTML(w io.Writer) error {
 		svg, err := plotSuite(s, bySuite[s])
 		if err != nil {
 			return err
+		}
+		if svg == nil {
+			continue
 		}
 		// The SVG comes from gonum/plot, not from user input.
 		plots = append(plots, template.HTML(svg))

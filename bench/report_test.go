@@ -147,6 +147,7 @@ func TestHTMLHasOnePlotPerSuite(t *testing.T) {
 		result("evaluate", 1000, map[string]float64{"reference": 3}, "reference"),
 		result("evaluate", 10000, map[string]float64{"reference": 3}, "reference"),
 		result("ingest", 1000, map[string]float64{}),
+		result("compile", 0, map[string]float64{}),
 	}}
 	var b bytes.Buffer
 	if err := rep.WriteHTML(&b); err != nil {

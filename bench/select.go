@@ -23,7 +23,9 @@ type selectCase struct {
 	mode    job.Mode
 }
 
-func linearPlugin(cl *job.Cluster) job.Plugin { return linear.New(cl, linear.Config{TrackMemory: true}) }
+func linearPlugin(cl *job.Cluster) job.Plugin {
+	return linear.New(cl, linear.Config{TrackMemory: true})
+}
 
 func constresPlugin(cl *job.Cluster) job.Plugin {
 	return constres.New(cl, constres.Config{TrackMemory: true, DefMemPerCPU: 1000})
