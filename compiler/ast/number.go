@@ -26,7 +26,7 @@ func SlurmNumber(s string) (v float64, ok bool) {
 	}
 	switch c := body[0]; {
 	case c == 'i' || c == 'I':
-		if !strings.EqualFold(body, "inf") && !strings.EqualFold(body, "infinity") {
+		if !asciiEqualFold(body, "inf") && !asciiEqualFold(body, "infinity") {
 			return 0, false
 		}
 		if neg {
@@ -34,7 +34,7 @@ func SlurmNumber(s string) (v float64, ok bool) {
 		}
 		return math.Inf(1), true
 	case c == 'n' || c == 'N':
-		if !strings.EqualFold(body, "nan") {
+		if !asciiEqualFold(body, "nan") {
 			return 0, false
 		}
 		return math.NaN(), true

@@ -1,11 +1,7 @@
 package ast
 
 import (
-	"math"
-	"strconv"
 	"strings"
-
-	"github.com/valyala/fastjson"
 )
 
 // SlurmBool coerces a Slurm request value to a boolean, as slurmctld does
@@ -14,7 +10,7 @@ import (
 // off (any case) are false; everything else, NaN included, is true.
 func SlurmBool(s string) bool {
 	// 1. null.
-	if s == "" || s[0] == '~' || strings.EqualFold(s, "null") {
+	if s == "" || s[0] == '~' || asciiEqualFold(s, "null") {
 		return false
 	}
 	// 2. integer, auto-detected: hex digits after 0x, or a signed decimal.
@@ -36,13 +32,31 @@ func SlurmBool(s string) bool {
 		return strings.Trim(digits, "0") != ""
 	}
 	// 5. words.
-	switch strings.ToLower(s) {
-	case "y", "yes", "t", "true", "on":
-		return true
-	case "n", "no", "f", "false", "off":
-		return false
+	for _, w := range [...]string{"y", "yes", "t", "true", "on"} {
+		if asciiEqualFold(s, w) {
+			return true
+		}
+	}
+	for _, w := range [...]string{"n", "no", "f", "false", "off"} {
+		if asciiEqualFold(s, w) {
+			return false
+		}
 	}
 	// 6. any other non-empty string.
+	return true
+}
+
+// asciiEqualFold is strcasecmp(s, t) == 0 in the C locale: only ASCII
+// letters fold (strings.EqualFold would also fold 'ſ' to 's').
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lower(s[i]) != lower(t[i]) {
+			return false
+		}
+	}
 	return true
 }
 
@@ -90,71 +104,6 @@ type Value struct {
 	Num  float64
 	Str  string
 	Bool bool
-}
-
-// ParseExtra types a node's raw extra JSON as slurmctld stores it. ok is
-// false when raw is not strict RFC 8259 JSON (the node then has no extra
-// data). A valid document whose top level is not an object gives ok and no
-// keys. Duplicate keys: the last wins. Keys and strings end at a NUL, as
-// json-c's C strings do. Integers (no '.', 'e' or 'E') are read as int64,
-// clamped at its bounds, then converted to float64; reals are correctly
-// rounded, overflowing to ±Inf.
-func ParseExtra(raw []byte) (map[string]Value, bool) {
-	if fastjson.ValidateBytes(raw) != nil {
-		return nil, false
-	}
-	var p fastjson.Parser
-	doc, err := p.ParseBytes(raw)
-	if err != nil {
-		// Validate accepted it but the parser refused it (nesting deeper
-		// than fastjson.MaxDepth): not readable, so no extra data.
-		return nil, false
-	}
-	obj, err := doc.Object()
-	if err != nil {
-		return map[string]Value{}, true
-	}
-	out := make(map[string]Value, obj.Len())
-	obj.Visit(func(key []byte, v *fastjson.Value) {
-		out[cString(string(key))] = typeJSON(v)
-	})
-	return out, true
-}
-
-func cString(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func typeJSON(v *fastjson.Value) Value {
-	switch v.Type() {
-	case fastjson.TypeNumber:
-		return Value{Kind: KindNumber, Num: jsonNumber(string(v.MarshalTo(nil)))}
-	case fastjson.TypeString:
-		return Value{Kind: KindString, Str: cString(string(v.GetStringBytes()))}
-	case fastjson.TypeTrue:
-		return Value{Kind: KindBool, Bool: true}
-	case fastjson.TypeFalse:
-		return Value{Kind: KindBool}
-	default:
-		return Value{Kind: KindUnusable}
-	}
-}
-
-func jsonNumber(text string) float64 {
-	if !strings.ContainsAny(text, ".eE") {
-		i, err := strconv.ParseInt(text, 10, 64)
-		if err == nil {
-			return float64(i)
-		}
-		if text[0] == '-' {
-			return math.MinInt64
-		}
-		return math.MaxInt64
-	}
-	return parseRounded(text)
 }
 
 // Order is the result of Slurm's three-way comparison.

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/valyala/fastjson"
 )
 
 const (
@@ -75,12 +77,24 @@ func TestSlurmBool(t *testing.T) {
 		{"0x", true, refBool + " step 6"},
 		{" false", true, refBool + " step 6"},
 		{"nul", true, refBool + " step 6"},
+		{"fal\u017fe", true, refBool + " step 6: tolower folds ASCII only"},
+		{"FALSE\u212a", true, refBool + " step 6"},
 	}
 	for _, tt := range tests {
 		if got := SlurmBool(tt.in); got != tt.want {
 			t.Errorf("SlurmBool(%q) = %v, want %v (%s)", tt.in, got, tt.want, tt.ref)
 		}
 	}
+}
+
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 var forcedZeroModel = regexp.MustCompile(`^[ \t\n\v\f\r]*[+-]?0+$|^0[xX]0+$`)
@@ -93,7 +107,7 @@ func FuzzSlurmBool(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		num, isNum := SlurmNumber(s)
-		word := strings.ToLower(s)
+		word := asciiLower(s)
 		want := !(s == "" || s[0] == '~' || word == "null" ||
 			isNum && num == 0 || forcedZeroModel.MatchString(s) ||
 			word == "n" || word == "no" || word == "f" || word == "false" || word == "off")
@@ -150,6 +164,14 @@ func TestParseExtra(t *testing.T) {
 		}, refNode},
 		{`{"s":"5"}`, true, map[string]Value{"s": {Kind: KindString, Str: "5"}}, refNode + ": no re-detection"},
 		{`{"k\u0000x":"ab\u0000cd"}`, true, map[string]Value{"k": {Kind: KindString, Str: "ab"}}, refNode + ": C strings end at NUL"},
+		{`{"s":"\ud800"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffd"}}, refSurrogate + ": lone high"},
+		{`{"s":"\udc00x"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffdx"}}, refSurrogate + ": lone low"},
+		{`{"s":"\ud800\u0041"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffdA"}}, refSurrogate + ": high then non-surrogate"},
+		{`{"s":"\ud800\ud800"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffd\ufffd"}}, refSurrogate + ": two highs"},
+		{`{"s":"\ud800\n"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffd\n"}}, refSurrogate + ": high then other escape"},
+		{`{"s":"\ud83d\ude00"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\U0001F600"}}, refSurrogate + ": pair"},
+		{"{\"s\":\"\xff\xfe\"}", true, map[string]Value{"s": {Kind: KindString, Str: "\xff\xfe"}}, refSurrogate + ": raw bytes kept"},
+		{`{"s":"a\/b\\c\"d\te"}`, true, map[string]Value{"s": {Kind: KindString, Str: "a/b\\c\"d\te"}}, refNode},
 		{`{"big":99999999999999999999}`, true, map[string]Value{"big": {Kind: KindNumber, Num: math.MaxInt64}}, refNode + ": clamped at INT64_MAX"},
 		{`{"neg":-99999999999999999999}`, true, map[string]Value{"neg": {Kind: KindNumber, Num: math.MinInt64}}, refNode + ": clamped at INT64_MIN"},
 		{`{"p":9007199254740993}`, true, map[string]Value{"p": {Kind: KindNumber, Num: 9007199254740992}}, refNode + ": 2^53+1 rounds"},
@@ -171,7 +193,12 @@ func TestParseExtra(t *testing.T) {
 		{`{"a":1 /* c */}`, false, nil, "COMPATIBILITY.md: strict JSON, no comments"},
 		{`{"a":01}`, false, nil, "COMPATIBILITY.md: strict JSON"},
 		{"{\"a\":\"x\ty\"}", false, nil, "COMPATIBILITY.md: strict JSON, no raw control characters"},
-		{strings.Repeat("[", 400) + strings.Repeat("]", 400), false, nil, "COMPATIBILITY.md: nesting limit"},
+		{strings.Repeat("[", 400) + strings.Repeat("]", 400), false, nil, refDepth},
+		{`{"a":1,"x":` + nested(30, "1") + `}`, true, map[string]Value{"a": {Kind: KindNumber, Num: 1}, "x": {Kind: KindUnusable}}, refDepth + ": a value inside 31 containers"},
+		{`{"a":1,"x":` + nested(31, "1") + `}`, false, nil, refDepth + ": a value inside 32 containers"},
+		{`{"x":` + nested(31, "") + `}`, true, map[string]Value{"x": {Kind: KindUnusable}}, refDepth + ": an empty container inside 31"},
+		{`{"x":` + nested(32, "") + `}`, false, nil, refDepth + ": an empty container inside 32"},
+		{`{"s":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"[["}`, true, map[string]Value{"s": {Kind: KindString, Str: `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["[[`}}, refDepth + ": brackets in strings do not nest"},
 	}
 	for _, tt := range tests {
 		got, ok := ParseExtra([]byte(tt.raw))
@@ -179,6 +206,14 @@ func TestParseExtra(t *testing.T) {
 			t.Errorf("ParseExtra(%.40q) = %v, %v; want %v, %v (%s)", tt.raw, got, ok, tt.want, tt.ok, tt.ref)
 		}
 	}
+}
+
+const refSurrogate = "json-c json_tokener_state_escape_unicode, probed with libjson-c 0.16"
+
+const refDepth = "json-c JSON_TOKENER_DEFAULT_DEPTH (32), probed with libjson-c 0.16"
+
+func nested(n int, inner string) string {
+	return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
 }
 
 func sameValues(a, b map[string]Value) bool {
@@ -248,4 +283,27 @@ func TestValueMatch(t *testing.T) {
 			t.Errorf("%+v vs %q: holds for %q, want %q (%s)", tt.v, tt.req, g, tt.want, tt.ref)
 		}
 	}
+}
+
+// FuzzParseExtra checks that ParseExtra never panics, accepts only what
+// fastjson validates, and types every key of an accepted object.
+func FuzzParseExtra(f *testing.F) {
+	for _, s := range []string{`{"a":1.23,"b":true,"c":0,"foo":"bar","zed":23}`, `{"a":1,"a":"x"}`, `[1]`, `5`, ``,
+		`{"s":"\ud800"}`, `{"k\u0000":null}`, `{"x":[[[{}]]]}`, `{"a":1e999}`, `{"a":-99999999999999999999}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		m, ok := ParseExtra(raw)
+		if !ok {
+			return
+		}
+		if fastjson.ValidateBytes(raw) != nil {
+			t.Fatalf("ParseExtra(%q) accepted invalid JSON", raw)
+		}
+		for k, v := range m {
+			if v.Kind == KindMissing || strings.IndexByte(k, 0) >= 0 || strings.IndexByte(v.Str, 0) >= 0 {
+				t.Fatalf("ParseExtra(%q): bad entry %q: %+v", raw, k, v)
+			}
+		}
+	})
 }

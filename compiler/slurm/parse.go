@@ -18,6 +18,7 @@ type Error struct {
 	Msg    string
 }
 
+// Error returns "invalid constraint at byte N: " and the message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("invalid constraint at byte %d: %s", e.Offset, e.Msg)
 }
@@ -32,6 +33,19 @@ const (
 	msgOpsList = `=, !=, <, <=, >, >=`
 )
 
+// Byte classes of Slurm's extra-constraint syntax.
+const (
+	classBool  = 1 << iota // , & |
+	classCmp               // < > = !
+	classGroup             // ( )
+)
+
+var class = [256]uint8{
+	',': classBool, '&': classBool, '|': classBool,
+	'<': classCmp, '>': classCmp, '=': classCmp, '!': classCmp,
+	'(': classGroup, ')': classGroup,
+}
+
 // Parse parses a Slurm --extra constraint with the rules of Slurm's own
 // parser. Whitespace is part of keys and values. A level with one item is
 // that item; a level joined by & or , is an *ast.And, by | an *ast.Or.
@@ -42,7 +56,16 @@ func Parse(text string) (ast.Node, error) {
 	if i := strings.IndexByte(text, 0); i >= 0 {
 		return nil, &Error{Offset: i, Msg: "unexpected NUL byte: a constraint is a C string"}
 	}
-	p := parser{s: text}
+	// Leaves come from one slab: a constraint has at most one leaf more
+	// than it has boolean operators, and n leaves take 4n-1 bytes or more.
+	leaves := 1
+	for i := 0; i < len(text); i++ {
+		if class[text[i]] == classBool {
+			leaves++
+		}
+	}
+	leaves = min(leaves, (len(text)+1)/4)
+	p := parser{s: text, leaves: make([]ast.Compare, 0, leaves)}
 	n, err := p.level(-1)
 	if err != nil {
 		return nil, err
@@ -51,8 +74,10 @@ func Parse(text string) (ast.Node, error) {
 }
 
 type parser struct {
-	s   string
-	pos int
+	s      string
+	pos    int
+	leaves []ast.Compare // slab for Compare nodes, sized so it never grows
+	stack  []ast.Node    // items of the open levels, innermost last
 }
 
 // level parses items joined by one boolean operator up to the ")" that
@@ -63,8 +88,8 @@ func (p *parser) level(open int) (ast.Node, error) {
 	if start < 0 {
 		start = 0
 	}
+	base := len(p.stack) // this level's items are p.stack[base:]
 	var (
-		items    []ast.Node
 		op       byte // 0 until the first boolean operator; ',' is stored as '&'
 		afterOp  = true
 		lastOpAt = -1
@@ -81,25 +106,25 @@ func (p *parser) level(open int) (ast.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, x)
+			p.stack = append(p.stack, x)
 			afterOp = false
 		case ')':
 			if open < 0 {
 				return nil, &Error{Offset: i, Msg: `unexpected ")" with no "(" open: ` + msgBoolOp + " or end of constraint"}
 			}
 			if afterOp {
-				if len(items) == 0 {
+				if len(p.stack) == base {
 					return nil, &Error{Offset: i, Msg: "empty group: " + msgOperand}
 				}
 				return nil, &Error{Offset: i, Msg: msgOperand + " after the boolean operator at byte " + itoa(lastOpAt)}
 			}
 			p.pos++
-			return group(start, op, items), nil
+			return p.group(start, op, base), nil
 		case ',', '&', '|':
 			if afterOp {
 				return nil, &Error{Offset: i, Msg: msgOperand + " (a boolean operator must follow a comparison or a group)"}
 			}
-			if i+1 < len(p.s) && strings.IndexByte(",&|", p.s[i+1]) >= 0 {
+			if i+1 < len(p.s) && class[p.s[i+1]] == classBool {
 				return nil, &Error{Offset: i + 1, Msg: msgOperand + ": boolean operators are single characters"}
 			}
 			this := c
@@ -121,13 +146,13 @@ func (p *parser) level(open int) (ast.Node, error) {
 			if err != nil {
 				return nil, err
 			}
-			items = append(items, x)
+			p.stack = append(p.stack, x)
 			afterOp = false
 		}
 	}
 	end := len(p.s)
 	if afterOp {
-		if len(items) == 0 && open < 0 {
+		if len(p.stack) == base && open < 0 {
 			return nil, &Error{Offset: end, Msg: "unexpected end of constraint: expected a key or \"(\" (an empty constraint is invalid)"}
 		}
 		return nil, &Error{Offset: end, Msg: "unexpected end of constraint: " + msgOperand}
@@ -135,7 +160,7 @@ func (p *parser) level(open int) (ast.Node, error) {
 	if open >= 0 {
 		return nil, &Error{Offset: end, Msg: fmt.Sprintf(`unexpected end of constraint: expected ")" to close the "(" at byte %d`, open)}
 	}
-	return group(start, op, items), nil
+	return p.group(start, op, base), nil
 }
 
 func (p *parser) expectedBoolOp(i, open int) *Error {
@@ -145,11 +170,18 @@ func (p *parser) expectedBoolOp(i, open int) *Error {
 	return &Error{Offset: i, Msg: msgBoolOp + ` or ")"`}
 }
 
-// group is the simplest node for one level: its only item, or an And/Or.
-func group(start int, op byte, items []ast.Node) ast.Node {
+// group pops the items of the level that starts at p.stack[base] and
+// returns the simplest node for it: its only item, or an And/Or.
+func (p *parser) group(start int, op byte, base int) ast.Node {
+	if len(p.stack)-base == 1 {
+		x := p.stack[base]
+		p.stack = p.stack[:base]
+		return x
+	}
+	items := make([]ast.Node, len(p.stack)-base)
+	copy(items, p.stack[base:])
+	p.stack = p.stack[:base]
 	switch {
-	case len(items) == 1:
-		return items[0]
 	case op == '|':
 		return &ast.Or{Start: start, X: items}
 	default:
@@ -162,11 +194,14 @@ func group(start int, op byte, items []ast.Node) ast.Node {
 func (p *parser) leaf() (ast.Node, error) {
 	start := p.pos
 	end := start
-	for end < len(p.s) && strings.IndexByte(",&|()", p.s[end]) < 0 {
+	k := -1 // the first comparison operator byte, relative to start
+	for end < len(p.s) && class[p.s[end]]&(classBool|classGroup) == 0 {
+		if k < 0 && class[p.s[end]] == classCmp {
+			k = end - start
+		}
 		end++
 	}
 	text := p.s[start:end]
-	k := strings.IndexAny(text, "<>=!")
 	if k < 0 {
 		return nil, &Error{Offset: end, Msg: msgCmpOp + " after the key " + quote(text)}
 	}
@@ -174,7 +209,7 @@ func (p *parser) leaf() (ast.Node, error) {
 		return nil, &Error{Offset: start, Msg: "expected a key before the comparison operator (a key may not be empty)"}
 	}
 	m := k
-	for m < len(text) && strings.IndexByte("<>=!", text[m]) >= 0 {
+	for m < len(text) && class[text[m]] == classCmp {
 		m++
 	}
 	op, ok := ast.ParseCmpOp(text[k:m])
@@ -189,11 +224,21 @@ func (p *parser) leaf() (ast.Node, error) {
 	if m == len(text) {
 		return nil, &Error{Offset: end, Msg: fmt.Sprintf("expected a value after %q (a value may not be empty)", op.String())}
 	}
-	if j := strings.IndexAny(text[m:], "<>=!"); j >= 0 {
+	if j := indexCmp(text[m:]); j >= 0 {
 		return nil, &Error{Offset: start + m + j, Msg: fmt.Sprintf("expected %s, %q or end of constraint after the value (a value may not contain <, >, = or !)", msgBoolOp[len("expected "):], ")")}
 	}
 	p.pos = end
-	return &ast.Compare{Start: start, Key: text[:k], Op: op, Value: text[m:]}, nil
+	p.leaves = append(p.leaves, ast.Compare{Start: start, Key: text[:k], Op: op, Value: text[m:]})
+	return &p.leaves[len(p.leaves)-1], nil
+}
+
+func indexCmp(s string) int {
+	for i := 0; i < len(s); i++ {
+		if class[s[i]] == classCmp {
+			return i
+		}
+	}
+	return -1
 }
 
 func longestOpPrefix(run string) int {
