@@ -1,6 +1,7 @@
 package fuzz
 
 import (
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -96,7 +97,10 @@ func observed(nodes []index.Node) (keys, vals []string) {
 		if !ok {
 			continue
 		}
-		for k, v := range kv {
+		// Map order is random: walk keys sorted so a seed always gives
+		// the same constraint.
+		for _, k := range slices.Sorted(maps.Keys(kv)) {
+			v := kv[k]
 			if validToken(k) && !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
