@@ -21,6 +21,8 @@ func CompileAST(n ast.Node, stats Stats) (*vm.Program, error) {
 	}
 	n = Optimize(n, stats)
 	var g codegen
+	instrs, extras := size(n)
+	g.b.Grow(instrs, extras)
 	if err := g.node(n); err != nil {
 		return nil, err
 	}
@@ -29,6 +31,37 @@ func CompileAST(n ast.Node, stats Stats) (*vm.Program, error) {
 
 type codegen struct {
 	b vm.Builder
+	// labels is a stack of open jumps shared by all lists, which bind
+	// their own on the way out.
+	labels []vm.Label
+}
+
+// size counts the instructions and extra leaves codegen emits for n.
+func size(n ast.Node) (instrs, extras int) {
+	switch n := n.(type) {
+	case *ast.And:
+		return sizeList(n.X)
+	case *ast.Or:
+		return sizeList(n.X)
+	case *ast.Not:
+		i, e := size(n.X)
+		return i + 1, e
+	case *ast.Compare:
+		return 1, 1
+	}
+	return 1, 0
+}
+
+func sizeList(xs []ast.Node) (instrs, extras int) {
+	for i, x := range xs {
+		xi, xe := size(x)
+		instrs += xi
+		extras += xe
+		if i > 0 {
+			instrs += 2
+		}
+	}
+	return max(instrs, 1), extras
 }
 
 var cmpOps = [...]index.Op{ast.OpEq: index.Eq, ast.OpNe: index.Ne, ast.OpLt: index.Lt, ast.OpLe: index.Le, ast.OpGt: index.Gt, ast.OpGe: index.Ge}
@@ -79,13 +112,13 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 		g.b.Const(isAnd)
 		return nil
 	}
-	labels := make([]vm.Label, 0, len(xs)-1)
+	base := len(g.labels)
 	for i, x := range xs {
 		if i > 0 {
 			if isAnd {
-				labels = append(labels, g.b.JumpIfEmpty())
+				g.labels = append(g.labels, g.b.JumpIfEmpty())
 			} else {
-				labels = append(labels, g.b.JumpIfFull())
+				g.labels = append(g.labels, g.b.JumpIfFull())
 			}
 		}
 		if err := g.node(x); err != nil {
@@ -99,8 +132,9 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			}
 		}
 	}
-	for _, l := range labels {
+	for _, l := range g.labels[base:] {
 		g.b.Bind(l)
 	}
+	g.labels = g.labels[:base]
 	return nil
 }

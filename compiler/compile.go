@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/flux"
+	"github.com/nodesift/sift/compiler/slurm"
 	"github.com/nodesift/sift/vm"
 )
 
@@ -28,11 +30,13 @@ var ErrUnknownLang = errors.New("compiler: unknown constraint language")
 // generates its program. Parse errors are the front end's, wrapped, so
 // their byte offsets stay reachable with errors.As.
 func Compile(lang Lang, text string) (*vm.Program, error) {
-	return CompileWith(lang, text, nil)
+	return CompileFor(lang, text, nil)
 }
 
-// CompileWith is Compile with operands ordered by stats.
-func CompileWith(lang Lang, text string, stats Stats) (*vm.Program, error) {
+// CompileFor is Compile with operands ordered by stats, usually the
+// snapshot the program will run on. The program stays correct on any
+// snapshot; only its speed depends on the statistics.
+func CompileFor(lang Lang, text string, stats Stats) (*vm.Program, error) {
 	n, err := parse(lang, text)
 	if err != nil {
 		return nil, err
@@ -42,9 +46,22 @@ func CompileWith(lang Lang, text string, stats Stats) (*vm.Program, error) {
 
 // parse runs lang's front end.
 func parse(lang Lang, text string) (ast.Node, error) {
+	var (
+		n   ast.Node
+		err error
+	)
 	switch lang {
-	case Slurm, Flux, Requires:
-		return nil, fmt.Errorf("compiler: the %s front end is not available yet", lang)
+	case Slurm:
+		n, err = slurm.Parse(text)
+	case Flux:
+		n, err = flux.ParseRFC31([]byte(text))
+	case Requires:
+		n, err = flux.ParseRequires(text)
+	default:
+		return nil, fmt.Errorf("%w %q", ErrUnknownLang, string(lang))
 	}
-	return nil, fmt.Errorf("%w %q", ErrUnknownLang, string(lang))
+	if err != nil {
+		return nil, fmt.Errorf("compiler: %s: %w", lang, err)
+	}
+	return n, nil
 }

@@ -6,18 +6,19 @@ import (
 	"slices"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/index"
 )
 
 // Stats is what the optimizer reads to estimate how many nodes a leaf
-// matches. Estimates only order operands; they never change a result.
+// matches; *index.Snapshot implements it. Estimates only order operands;
+// they never change a result.
 type Stats interface {
 	// Len is the number of live nodes.
 	Len() int
 	// PropertyCount is the number of nodes having property name.
 	PropertyCount(name string) int
-	// KeyCounts returns how many nodes have a value under key and how many
-	// distinct values there are.
-	KeyCounts(key string) (nodes, distinct int)
+	// KeyStats describes the nodes having a value under key.
+	KeyStats(key string) index.KeyStats
 }
 
 // Optimize returns an equivalent tree that is cheaper to run: nested and/or
@@ -193,11 +194,12 @@ func (o *optimizer) estimate(n ast.Node, total int) int {
 		}
 		return 0
 	case *ast.Compare:
-		nodes, distinct := o.stats.KeyCounts(n.Key)
-		if nodes == 0 {
+		k := o.stats.KeyStats(n.Key)
+		nodes := k.Nodes - k.Unusable
+		if nodes <= 0 {
 			return 0
 		}
-		eq := nodes / max(distinct, 1)
+		eq := nodes / max(k.Distinct, 1)
 		switch n.Op {
 		case ast.OpEq:
 			return eq

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/index"
 )
 
 func leaf(key string, op ast.CmpOp, value string) *ast.Compare {
@@ -31,9 +32,9 @@ type fakeStats struct {
 
 func (f fakeStats) Len() int                      { return f.len }
 func (f fakeStats) PropertyCount(name string) int { return f.props[name] }
-func (f fakeStats) KeyCounts(key string) (int, int) {
+func (f fakeStats) KeyStats(key string) index.KeyStats {
 	k := f.keys[key]
-	return k[0], k[1]
+	return index.KeyStats{Nodes: k[0], Numbers: k[0], Distinct: k[1]}
 }
 
 func TestOptimize(t *testing.T) {

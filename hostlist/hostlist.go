@@ -46,7 +46,7 @@ const (
 	SlurmMaxRange     = 65536      // hosts in one lo-hi element (MAX_RANGE)
 	SlurmMaxElements  = 256 * 1024 // elements in one bracket (MAX_RANGES; fatal() in Slurm)
 	SlurmMaxPrefixCnt = 64 * 1024  // hosts of one prefix bracket level (MAX_PREFIX_CNT)
-	MaxRanges         = 1 << 22    // ranges one List may hold (sift's bound)
+	MaxRanges         = 1 << 20    // ranges one List may hold (sift's bound)
 	fluxTokenMax      = 1023       // libhostlist copies a plain host token into a 1024-byte buffer
 )
 
@@ -90,14 +90,6 @@ func (r *hostRange) count() uint64 {
 		return 1
 	}
 	return r.hi - r.lo + 1
-}
-
-// host returns the i-th host of r.
-func (r *hostRange) host(i uint64) string {
-	if r.single {
-		return r.prefix
-	}
-	return r.prefix + pad(r.lo+i, r.width)
 }
 
 // pad formats n as printf's "%0*lu" with width w.
@@ -373,4 +365,20 @@ func Compress(dialect Dialect, names []string) string {
 		}
 	}
 	return l.String()
+}
+
+// Append adds the hosts of o to the end of l, merging o's first range into
+// l's last one when they join (hostlist_append_list / hostlist_push_list).
+// Both lists must use the same dialect. It fails with ErrTooLarge, leaving l
+// unchanged, when the result would exceed MaxRanges ranges.
+func (l *List) Append(o *List) error {
+	if len(l.ranges)+len(o.ranges) > MaxRanges {
+		return ErrTooLarge
+	}
+	for _, r := range o.ranges {
+		if err := l.push(r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -396,3 +396,37 @@ func TestQueriesAreIndependentOfRangeLength(t *testing.T) {
 		}
 	}
 }
+
+func TestSlurmNestedPrefixesAreBounded(t *testing.T) {
+	_, err := Parse(Slurm, "x[q]a[0-65535]b[0-65535]c[1]")
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+}
+
+func TestAppendMergesAcrossLists(t *testing.T) {
+	tests := []struct {
+		d       Dialect
+		a, b    string
+		want    string
+		present string
+	}{
+		{Flux, "foo[1-3]", "foo[4-5]", "foo[1-5]", "foo5"},
+		{Flux, "foo9", "foo10", "foo[9-10]", "foo10"},
+		{Flux, "f00[7-8]", "bar", "f00[7-8],bar", "f008"},
+		{Slurm, "n1", "n1", "n[1,1]", "n1"},
+	}
+	for _, tt := range tests {
+		a, _ := Parse(tt.d, tt.a)
+		b, _ := Parse(tt.d, tt.b)
+		if err := a.Append(b); err != nil {
+			t.Fatal(err)
+		}
+		if got := a.String(); got != tt.want {
+			t.Errorf("%q + %q = %q, want %q", tt.a, tt.b, got, tt.want)
+		}
+		if a.Find(tt.present) < 0 {
+			t.Errorf("%q + %q: %q not found", tt.a, tt.b, tt.present)
+		}
+	}
+}

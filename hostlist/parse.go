@@ -262,7 +262,8 @@ func (l *List) parseSlurm(s string) error {
 		if err != nil {
 			return err
 		}
-		switch err := l.pushSlurmPrefix(tok[:open], suffix, elems); {
+		work := 0
+		switch err := l.pushSlurmPrefix(tok[:open], suffix, elems, &work); {
 		case errors.Is(err, ErrTooLarge):
 			return tooLarge(start)
 		case err != nil:
@@ -274,8 +275,10 @@ func (l *List) parseSlurm(s string) error {
 // pushSlurmPrefix is _push_range_list: the last [..] of the prefix is
 // expanded as the outer factor of a cross product (recursively for earlier
 // brackets). As in Slurm, an error below the first level is ignored and
-// drops that part of the token silently.
-func (l *List) pushSlurmPrefix(prefix string, suffix *string, elems []element) error {
+// drops that part of the token silently. work counts the prefixes built:
+// past MaxRanges the token fails with ErrTooLarge (nested brackets whose
+// inner levels fail would otherwise loop up to 2^48 times for nothing).
+func (l *List) pushSlurmPrefix(prefix string, suffix *string, elems []element, work *int) error {
 	p := strings.LastIndexByte(prefix, '[')
 	q := -1
 	if p >= 0 {
@@ -298,9 +301,12 @@ func (l *List) pushSlurmPrefix(prefix string, suffix *string, elems []element) e
 			return fmt.Errorf("more than %d prefixes", SlurmMaxPrefixCnt)
 		}
 		for j := e.lo; ; j++ {
+			if *work++; *work > MaxRanges {
+				return ErrTooLarge
+			}
 			np := base + pad(j, e.width) + mid
 			if recurse {
-				if err := l.pushSlurmPrefix(np, suffix, elems); errors.Is(err, ErrTooLarge) {
+				if err := l.pushSlurmPrefix(np, suffix, elems, work); errors.Is(err, ErrTooLarge) {
 					return err
 				}
 			} else if err := l.pushSlurmElems(np, suffix, elems); err != nil {

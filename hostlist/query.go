@@ -44,10 +44,10 @@ func (l *List) Queries() []Query {
 	var qs []Query
 	for i := range l.ranges {
 		r := &l.ranges[i]
+		if l.dialect == Flux && strings.ContainsAny(r.prefix, ",[]\t ") {
+			continue // hostlist_find refuses every name holding these
+		}
 		if r.single {
-			if l.dialect == Flux && strings.ContainsAny(r.prefix, ",[]\t ") {
-				continue // hostlist_find refuses such names
-			}
 			qs = append(qs, Query{Exact: true, Name: r.prefix})
 			continue
 		}

@@ -43,15 +43,44 @@ func msort(b []*hostRange, tmp []*hostRange, cmp func(a, b *hostRange) int) {
 	copy(b, t)
 }
 
-// sorted returns pointers to copies of the ranges in hostlist_sort order.
-func (l *List) sorted() []*hostRange {
+// node is a range in the doubly linked list Sort works on, so that the
+// C code's insertions and deletions cost O(1) each.
+type node struct {
+	hostRange
+	prev, next *node
+}
+
+// sortedList returns copies of the ranges in hostlist_sort order, linked.
+func (l *List) sortedList() (head, tail *node) {
+	nodes := make([]node, len(l.ranges))
 	ps := make([]*hostRange, len(l.ranges))
 	for i := range l.ranges {
-		r := l.ranges[i]
-		ps[i] = &r
+		nodes[i].hostRange = l.ranges[i]
+		ps[i] = &nodes[i].hostRange
 	}
 	msort(ps, make([]*hostRange, 0, len(ps)), l.cmp)
-	return ps
+	byRange := make(map[*hostRange]*node, len(nodes))
+	for i := range nodes {
+		byRange[&nodes[i].hostRange] = &nodes[i]
+	}
+	for _, p := range ps {
+		n := byRange[p]
+		if tail == nil {
+			head = n
+		} else {
+			tail.next, n.prev = n, tail
+		}
+		tail = n
+	}
+	return head, tail
+}
+
+func (l *List) setList(head *node) {
+	out := l.ranges[:0]
+	for n := head; n != nil; n = n.next {
+		out = append(out, n.hostRange)
+	}
+	l.ranges = out
 }
 
 // Sort orders the list as hostlist_sort does: by prefix (byte order for
@@ -63,22 +92,16 @@ func (l *List) Sort() error {
 	if len(l.ranges) <= 1 {
 		return nil
 	}
-	ps := l.sorted()
-	ps, err := l.coalesce(ps)
-	if err != nil {
+	head, tail := l.sortedList()
+	if err := l.coalesce(tail, len(l.ranges)); err != nil {
 		return err
 	}
-	ps = l.collapse(ps)
-	l.setRanges(ps)
-	return nil
-}
-
-func (l *List) setRanges(ps []*hostRange) {
-	out := make([]hostRange, len(ps))
-	for i, p := range ps {
-		out[i] = *p
+	l.collapse(tail)
+	for head.prev != nil {
+		head = head.prev
 	}
-	l.ranges = out
+	l.setList(head)
+	return nil
 }
 
 // intersect is hostrange_intersect: the hosts common to neighbours a <= b.
@@ -91,57 +114,84 @@ func (l *List) intersect(a, b *hostRange) (lo, hi uint64, width int, ok bool) {
 }
 
 // coalesce is hostlist_coalesce: every overlap of neighbours is split so
-// that each duplicated number appears as its own range, scanning again from
-// the end after each change.
-func (l *List) coalesce(ps []*hostRange) ([]*hostRange, error) {
-	for i := len(ps) - 1; i > 0; i-- {
-		prev, next := ps[i-1], ps[i]
-		lo, hi, width, ok := l.intersect(prev, next)
-		if !ok {
-			continue
-		}
-		if hi < prev.hi {
-			next.hi = prev.hi
-		}
-		prev.hi = lo
-		next.lo = hi
-		var ins []*hostRange
-		for x := lo; ; x++ {
-			if x > prev.hi {
-				ins = append(ins, &hostRange{prefix: prev.prefix, lo: x, hi: x, width: width})
-			}
-			if x < next.lo {
-				ins = append(ins, &hostRange{prefix: prev.prefix, lo: x, hi: x, width: width})
-			}
-			if len(ps)+len(ins) > MaxRanges {
-				return nil, fmt.Errorf("%w: sorting needs more than %d ranges", ErrTooLarge, MaxRanges)
-			}
-			if x == hi {
+// that each duplicated number appears as its own range. The C code rescans
+// from the end after each split; the only pair a split can newly make
+// overlap is the one after it, so this checks that pair and then resumes
+// the backward scan, which visits pairs in the same order.
+func (l *List) coalesce(tail *node, n int) error {
+	for cur := tail; cur != nil && cur.prev != nil; cur = cur.prev {
+		for a := cur.prev; ; {
+			b := a.next
+			if b == nil {
 				break
 			}
+			ok, err := l.split(a, b, &n)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				break
+			}
+			a = b
 		}
-		if len(ins) > 0 {
-			grown := make([]*hostRange, 0, len(ps)+len(ins))
-			grown = append(grown, ps[:i]...)
-			grown = append(grown, ins...)
-			ps = append(grown, ps[i:]...)
-		}
-		i = len(ps)
 	}
-	return ps, nil
+	return nil
 }
 
-// collapse is hostlist_collapse: merge adjacent ranges (prev.hi+1 == lo).
-func (l *List) collapse(ps []*hostRange) []*hostRange {
-	for i := len(ps) - 1; i > 0; i-- {
-		prev, next := ps[i-1], ps[i]
-		if !prev.single && !next.single && prev.hi != ^uint64(0) && prev.hi == next.lo-1 &&
-			l.prefixCmp(prev, next) == 0 && widthEquiv(prev.lo, &prev.width, next.lo, &next.width) {
-			prev.hi = next.hi
-			ps = append(ps[:i], ps[i+1:]...)
+// split splits the overlap of a and its successor b, if any, inserting
+// the duplicated numbers between them as the C code does; n counts ranges.
+func (l *List) split(a, b *node, n *int) (bool, error) {
+	lo, hi, width, ok := l.intersect(&a.hostRange, &b.hostRange)
+	if !ok {
+		return false, nil
+	}
+	if hi < a.hi {
+		b.hi = a.hi
+	}
+	a.hi = lo
+	b.lo = hi
+	at, added := a, 0
+	insert := func(x uint64) {
+		m := &node{hostRange: hostRange{prefix: a.prefix, lo: x, hi: x, width: width}}
+		m.prev, m.next = at, at.next
+		at.next.prev = m
+		at.next = m
+		at = m
+		added++
+	}
+	for x := lo; ; x++ {
+		if *n+added+2 > MaxRanges {
+			return false, fmt.Errorf("%w: sorting needs more than %d ranges", ErrTooLarge, MaxRanges)
+		}
+		if x > a.hi {
+			insert(x)
+		}
+		if x < b.lo {
+			insert(x)
+		}
+		if x == hi {
+			break
 		}
 	}
-	return ps
+	*n += added
+	return true, nil
+}
+
+// collapse is hostlist_collapse: merge adjacent ranges (prev.hi+1 == lo),
+// scanning from the end.
+func (l *List) collapse(tail *node) {
+	for cur := tail; cur != nil && cur.prev != nil; cur = cur.prev {
+		p := cur.prev
+		if !p.single && !cur.single && p.hi != ^uint64(0) && p.hi == cur.lo-1 &&
+			l.prefixCmp(&p.hostRange, &cur.hostRange) == 0 &&
+			widthEquiv(p.lo, &p.width, cur.lo, &cur.width) {
+			p.hi = cur.hi
+			p.next = cur.next
+			if cur.next != nil {
+				cur.next.prev = p
+			}
+		}
+	}
 }
 
 // Uniq sorts the list as Sort does and removes duplicate hosts
@@ -150,15 +200,15 @@ func (l *List) Uniq() {
 	if len(l.ranges) <= 1 {
 		return
 	}
-	ps := l.sorted()
-	for i := 1; i < len(ps); {
-		if l.join(ps[i-1], ps[i]) {
-			ps = append(ps[:i], ps[i+1:]...)
-		} else {
-			i++
+	head, _ := l.sortedList()
+	out := make([]hostRange, 0, len(l.ranges))
+	for n := head; n != nil; n = n.next {
+		if len(out) > 0 && l.join(&out[len(out)-1], &n.hostRange) {
+			continue
 		}
+		out = append(out, n.hostRange)
 	}
-	l.setRanges(ps)
+	l.ranges = out
 }
 
 // join is hostrange_join: whether b was absorbed into a (a <= b).

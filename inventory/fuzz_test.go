@@ -48,3 +48,21 @@ func FuzzScanJSON(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseSpec checks that no --nodes value panics and that every accepted
+// one prints back to a spec that parses to the same value.
+func FuzzParseSpec(f *testing.F) {
+	f.Fuzz(func(t *testing.T, spec string) {
+		s, err := ParseSpec(spec)
+		if err != nil {
+			return
+		}
+		if s.Synthetic && (s.N < 1 || s.N > MaxSyntheticNodes) {
+			t.Fatalf("accepted %q as %+v", spec, s)
+		}
+		back, err := ParseSpec(s.String())
+		if err != nil || back != s {
+			t.Fatalf("%q -> %+v -> %q -> %+v, %v", spec, s, s.String(), back, err)
+		}
+	})
+}

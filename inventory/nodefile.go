@@ -113,6 +113,7 @@ func (r *nodeReader) isJSONLines() bool {
 }
 
 func (r *nodeReader) lines() error {
+	r.nodes = make([]index.Node, 0, bytes.Count(r.data, []byte{'\n'})+1)
 	for i := 0; i < len(r.data); {
 		end := r.lineEnd(i)
 		sc := scanner{b: r.data[:end]}
@@ -172,6 +173,7 @@ func (r *nodeReader) document() error {
 	if _, err := r.sc.array(nodes.valStart, 1, &elems); err != nil {
 		return r.syntax(err)
 	}
+	r.nodes = make([]index.Node, 0, len(elems))
 	for _, e := range elems {
 		if r.data[e[0]] != '{' {
 			return r.errAt(e[0], "", "", "expected a node object")
@@ -205,11 +207,11 @@ func (r *nodeReader) node(start, end int) error {
 	var ferr *Error
 	k := 0
 	obj.Visit(func(key []byte, val *fastjson.Value) {
-		m := r.members[k]
 		k++
-		if ferr != nil {
+		if ferr != nil || k > len(r.members) {
 			return
 		}
+		m := r.members[k-1]
 		f, ok := fieldByName(key)
 		if !ok {
 			ferr = r.errAt(m.keyStart, "", "", "unknown field %q", key)

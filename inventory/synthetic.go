@@ -3,6 +3,7 @@ package inventory
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 
 	"github.com/nodesift/sift/index"
 )
@@ -60,22 +61,23 @@ func Synthetic(n int, seed uint64) []index.Node {
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x5eed5eed5eed5eed))
 	width := max(5, len(strconv.Itoa(n)))
+	nameLen := len("node") + width
 	nodes := make([]index.Node, n)
-	names := make([]byte, 0, n*(4+width))
-	extra := make([]byte, 0, n*150)
-	nameEnd := make([]int, n)
-	extraEnd := make([]int, n)
-	hasExtra := make([]bool, n)
+	// Every name has the same length, so all of them live in one string.
+	var names strings.Builder
+	names.Grow(n * nameLen)
+	// Extra texts are copied into 1 MiB chunks: no over-allocation beyond
+	// the last chunk and no per-node allocation.
+	var chunk, extra []byte
 	var digits [20]byte
 	for i := range nodes {
 		nd := &nodes[i]
-		names = append(names, "node"...)
+		names.WriteString("node")
 		num := strconv.AppendUint(digits[:0], uint64(i+1), 10)
 		for k := len(num); k < width; k++ {
-			names = append(names, '0')
+			names.WriteByte('0')
 		}
-		names = append(names, num...)
-		nameEnd[i] = len(names)
+		names.Write(num)
 
 		cls := pickClass(rng.IntN(100))
 		ib := rng.IntN(100) < cls.ibPercent
@@ -95,11 +97,9 @@ func Synthetic(n int, seed uint64) []index.Node {
 
 		// Half a percent of nodes were started without --extra.
 		if rng.IntN(200) == 0 {
-			extraEnd[i] = len(extra)
 			continue
 		}
-		hasExtra[i] = true
-		extra = append(extra, '{')
+		extra = append(extra[:0], '{')
 		if rng.IntN(100) >= 5 {
 			extra = append(extra, `"a":`...)
 			extra = append(extra, aValues[rng.IntN(len(aValues))]...)
@@ -152,17 +152,16 @@ func Synthetic(n int, seed uint64) []index.Node {
 			extra = append(extra, `,"maint":null`...)
 		}
 		extra = append(extra, '}')
-		extraEnd[i] = len(extra)
-	}
-	allNames := string(names)
-	nameStart, extraStart := 0, 0
-	for i := range nodes {
-		nodes[i].Name = allNames[nameStart:nameEnd[i]]
-		nameStart = nameEnd[i]
-		if hasExtra[i] {
-			nodes[i].Extra = extra[extraStart:extraEnd[i]:extraEnd[i]]
+		if len(chunk)+len(extra) > cap(chunk) {
+			chunk = make([]byte, 0, max(min(1<<20, n*128), len(extra)))
 		}
-		extraStart = extraEnd[i]
+		start := len(chunk)
+		chunk = append(chunk, extra...)
+		nd.Extra = chunk[start:len(chunk):len(chunk)]
+	}
+	all := names.String()
+	for i := range nodes {
+		nodes[i].Name = all[i*nameLen : (i+1)*nameLen]
 	}
 	return nodes
 }

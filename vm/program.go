@@ -3,6 +3,7 @@ package vm
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -139,6 +140,13 @@ func (b *Builder) emit(op Opcode, a uint32, pops, pushes int) {
 		b.p.depth = b.depth
 	}
 	b.p.code = append(b.p.code, Instr{Op: op, A: a})
+}
+
+// Grow reserves room for instrs more instructions and extras more Slurm
+// extra leaves, so that emitting them does not reallocate.
+func (b *Builder) Grow(instrs, extras int) {
+	b.p.code = slices.Grow(b.p.code, instrs)
+	b.p.extras = slices.Grow(b.p.extras, extras)
 }
 
 // Const pushes the empty set (false) or every live node (true).

@@ -7,14 +7,31 @@ import "math/bits"
 
 func andWords(dst, src []uint64) {
 	src = src[:len(dst)]
-	for i := range dst {
+	i := 0
+	// Four words a step: measured a little faster than one at 100k nodes.
+	for ; i+4 <= len(dst); i += 4 {
+		d, s := dst[i:i+4:i+4], src[i:i+4:i+4]
+		d[0] &= s[0]
+		d[1] &= s[1]
+		d[2] &= s[2]
+		d[3] &= s[3]
+	}
+	for ; i < len(dst); i++ {
 		dst[i] &= src[i]
 	}
 }
 
 func orWords(dst, src []uint64) {
 	src = src[:len(dst)]
-	for i := range dst {
+	i := 0
+	for ; i+4 <= len(dst); i += 4 {
+		d, s := dst[i:i+4:i+4], src[i:i+4:i+4]
+		d[0] |= s[0]
+		d[1] |= s[1]
+		d[2] |= s[2]
+		d[3] |= s[3]
+	}
+	for ; i < len(dst); i++ {
 		dst[i] |= src[i]
 	}
 }
