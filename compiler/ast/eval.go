@@ -61,8 +61,7 @@ func Eval(n Node, f *Facts) bool {
 		}
 		return false
 	case *Hostlist:
-		// Placeholder: the flux engineer adds hostlist membership here.
-		return false
+		return inHostlist(n, f.Name)
 	}
 	return false
 }

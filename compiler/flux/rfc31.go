@@ -68,9 +68,9 @@ func constraint(v *fastjson.Value, sp span) (ast.Node, error) {
 	case "properties":
 		return properties(val, vsp)
 	case "hostlist":
-		return hostlist(val, vsp)
+		return hostlistOp(val, vsp)
 	case "ranks":
-		return ranks(val, vsp)
+		return ranksOp(val, vsp)
 	case "and", "or", "not":
 		return conditional(key, val, vsp)
 	}
@@ -114,9 +114,9 @@ func propertyLeaf(name string, off int) ast.Node {
 	return &ast.Property{Start: off, Name: name}
 }
 
-// hostlist converts a `hostlist` value. Like flux-core it does not check
+// hostlistOp converts a `hostlist` value. Like flux-core it does not check
 // types: non-string elements are skipped and a non-array is empty.
-func hostlist(v *fastjson.Value, sp span) (ast.Node, error) {
+func hostlistOp(v *fastjson.Value, sp span) (ast.Node, error) {
 	n := &ast.Hostlist{Start: sp.off}
 	items, err := v.Array()
 	if err != nil {
@@ -137,9 +137,9 @@ func hostlist(v *fastjson.Value, sp span) (ast.Node, error) {
 	return n, nil
 }
 
-// ranks converts a `ranks` value: the union of its idsets. Like flux-core
+// ranksOp converts a `ranks` value: the union of its idsets. Like flux-core
 // a non-array is empty and a non-string element is an invalid idset.
-func ranks(v *fastjson.Value, sp span) (ast.Node, error) {
+func ranksOp(v *fastjson.Value, sp span) (ast.Node, error) {
 	n := &ast.Ranks{Start: sp.off}
 	items, err := v.Array()
 	if err != nil {
