@@ -10,8 +10,9 @@ import (
 	"github.com/nodesift/sift/vm"
 )
 
-// siftEngine is sift itself: the constraint compiled once, run over the
-// snapshot by a reused vm.Machine.
+// siftEngine is sift itself: the constraint compiled once (operands ordered
+// by the snapshot's statistics), run over the snapshot by a reused
+// vm.Machine.
 type siftEngine struct {
 	snap *index.Snapshot
 	prog *vm.Program
@@ -19,8 +20,8 @@ type siftEngine struct {
 	out  *roaring.Bitmap
 }
 
-func newSiftEngine(tree ast.Node, s *index.Snapshot) (*siftEngine, error) {
-	p, err := compiler.CompileAST(tree, nil)
+func newSiftEngine(lang compiler.Lang, text string, s *index.Snapshot) (*siftEngine, error) {
+	p, err := compiler.CompileFor(lang, text, s)
 	if err != nil {
 		return nil, err
 	}

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/flux"
 	"github.com/nodesift/sift/compiler/slurm"
-	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 )
 
@@ -30,10 +31,29 @@ var (
 	grid10      = "((cores>=16&mem_gb>=128)|gpus>=1)&(vendor=Intel|vendor=AMD)&(ssd=true|disks>=2)&exotic=false&arch=x86_64&clock_ghz>2.0"
 )
 
+// Flux constraints over the synthetic cluster; hostlists name its first
+// half, zero-padded like its names.
+func fluxRFC31(n int) string {
+	return `{"and":[{"properties":["gpu"]},{"or":[{"properties":["ib"]},{"hostlist":["` + firstHalf(n) + `"]}]}]}`
+}
+
+func fluxRequires(n int) string {
+	return "gpu -bigmem (host:" + firstHalf(n) + " | rank:0-999) ib"
+}
+
+// firstHalf is the hostlist of the synthetic cluster's first n/2 nodes.
+func firstHalf(n int) string {
+	width := max(5, len(strconv.Itoa(n)))
+	return "node[" + string(appendPadded(nil, 1, width)) + "-" + string(appendPadded(nil, uint64(max(n/2, 1)), width)) + "]"
+}
+
+func fixed(text string) func(int) string { return func(int) string { return text } }
+
 // Registry returns every suite, in the order they are reported.
 func Registry() []Suite {
 	out := []Suite{
-		{Name: "compile/slurm/10-leaf", SizeFree: true, Setup: compileSlurm(synthetic10)},
+		{Name: "compile/slurm/10-leaf", SizeFree: true, Setup: compileSlurm(synthetic10, false)},
+		{Name: "compile-cached/slurm/10-leaf", SizeFree: true, Setup: compileSlurm(synthetic10, true)},
 	}
 	for _, d := range []struct {
 		data       Dataset
@@ -48,14 +68,17 @@ func Registry() []Suite {
 			suffix = "/" + d.data.Name
 		}
 		out = append(out,
-			Suite{Name: "evaluate/slurm/3-leaf" + suffix, Sizes: DefaultSizes, Setup: evaluateSlurm(d.data, d.three)},
-			Suite{Name: "evaluate/slurm/10-leaf" + suffix, Sizes: DefaultSizes, Setup: evaluateSlurm(d.data, d.ten)},
+			Suite{Name: "evaluate/slurm/3-leaf" + suffix, Sizes: DefaultSizes, Setup: evaluate(d.data, compiler.Slurm, fixed(d.three))},
+			Suite{Name: "evaluate/slurm/10-leaf" + suffix, Sizes: DefaultSizes, Setup: evaluate(d.data, compiler.Slurm, fixed(d.ten))},
 		)
 	}
 	return append(out,
+		Suite{Name: "evaluate/flux/rfc31", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Flux, fluxRFC31)},
+		Suite{Name: "evaluate/flux/requires", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Requires, fluxRequires)},
 		Suite{Name: "ingest", Sizes: DefaultSizes, Setup: ingest},
-		Suite{Name: "hostlist/range", Sizes: DefaultSizes, Setup: hostRange},
-		Suite{Name: "property", Sizes: DefaultSizes, Setup: property},
+		Suite{Name: "hostlist/range", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Requires, func(n int) string { return "host:" + firstHalf(n) })},
+		Suite{Name: "property", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Requires, fixed("gpu"))},
+		Suite{Name: "update/extra", Sizes: DefaultSizes, Setup: updateExtra},
 		Suite{Name: "select/linear/1000-node-job", Sizes: []int{10000, 100000}, Setup: selectLinear.setup},
 		Suite{Name: "select/cons_tres/64-node-job", Sizes: []int{1000, 10000}, Setup: selectConsTres.setup},
 		Suite{Name: "will-run/linear/64-node-job", Sizes: []int{10000}, Setup: willRunLinear.setup},
@@ -63,8 +86,9 @@ func Registry() []Suite {
 }
 
 // compileSlurm times turning Slurm text into a program (parse, optimize,
-// generate) against expr-lang/expr compiling the baseline's translation.
-func compileSlurm(text string) func(int) (*Case, error) {
+// generate), or with cached fetching it from a compiler.Cache, against
+// expr-lang/expr compiling the baseline's translation.
+func compileSlurm(text string, cached bool) func(int) (*Case, error) {
 	return func(int) (*Case, error) {
 		tree, err := slurm.Parse(text)
 		if err != nil {
@@ -81,14 +105,19 @@ func compileSlurm(text string) func(int) (*Case, error) {
 				compileErr = err
 			}
 		}
-		return &Case{
-			Op: func() {
-				n, err := slurm.Parse(text)
-				if err == nil {
-					_, err = compiler.CompileAST(n, nil)
-				}
+		op := func() {
+			_, err := compiler.Compile(compiler.Slurm, text)
+			keep(err)
+		}
+		if cached {
+			cache := compiler.NewCache(64)
+			op = func() {
+				_, err := cache.Compile(compiler.Slurm, text)
 				keep(err)
-			},
+			}
+		}
+		return &Case{
+			Op: op,
 			Baselines: []Baseline{{Name: "expr", Op: func() {
 				_, err := expr.Compile(src, expr.Env(map[string]any{}), expr.AllowUndefinedVariables(), expr.AsBool(), slurmFn)
 				keep(err)
@@ -138,12 +167,26 @@ func loadInventory(d Dataset, n int, baselines bool) (*builtInventory, error) {
 	return inv, nil
 }
 
-// evaluateSlurm times evaluating one Slurm constraint over a dataset: sift's
-// compiled program on the VM against the per-node reference evaluator and
-// expr-lang/expr.
-func evaluateSlurm(d Dataset, text string) func(int) (*Case, error) {
+// parseLang runs lang's front end, for the reference evaluator.
+func parseLang(lang compiler.Lang, text string) (ast.Node, error) {
+	switch lang {
+	case compiler.Slurm:
+		return slurm.Parse(text)
+	case compiler.Flux:
+		return flux.ParseRFC31([]byte(text))
+	case compiler.Requires:
+		return flux.ParseRequires(text)
+	}
+	return nil, fmt.Errorf("%w %q", compiler.ErrUnknownLang, string(lang))
+}
+
+// evaluate times evaluating one constraint over a dataset: sift's compiled
+// program on the VM against the per-node reference evaluator and, for
+// Slurm constraints, expr-lang/expr.
+func evaluate(d Dataset, lang compiler.Lang, text func(n int) string) func(int) (*Case, error) {
 	return func(n int) (*Case, error) {
-		tree, err := slurm.Parse(text)
+		src := text(n)
+		tree, err := parseLang(lang, src)
 		if err != nil {
 			return nil, err
 		}
@@ -151,38 +194,40 @@ func evaluateSlurm(d Dataset, text string) func(int) (*Case, error) {
 		if err != nil {
 			return nil, err
 		}
-		sift, err := newSiftEngine(tree, inv.snap)
+		sift, err := newSiftEngine(lang, src, inv.snap)
 		if err != nil {
 			return nil, err
 		}
 		ref := newReferenceEngine(tree, inv.facts)
-		ex, err := newExprEngine(tree, inv.envs)
-		if err != nil {
-			return nil, err
-		}
+		c := &Case{Op: sift.Run, Baselines: []Baseline{{Name: "reference", Op: ref.Run}}}
+		var ex *exprEngine
 		var exprErr error
-		return &Case{
-			Op: sift.Run,
-			Baselines: []Baseline{
-				{Name: "reference", Op: ref.Run},
-				{Name: "expr", Op: func() {
-					if err := ex.Run(); err != nil && exprErr == nil {
-						exprErr = err
-					}
-				}},
-			},
-			Verify: func() error {
+		if lang == compiler.Slurm {
+			if ex, err = newExprEngine(tree, inv.envs); err != nil {
+				return nil, err
+			}
+			c.Baselines = append(c.Baselines, Baseline{Name: "expr", Op: func() {
+				if err := ex.Run(); err != nil && exprErr == nil {
+					exprErr = err
+				}
+			}})
+		}
+		c.Verify = func() error {
+			sift.Run()
+			ref.Run()
+			others := map[string][]uint64{"reference": ref.out}
+			if ex != nil {
 				if exprErr != nil {
 					return exprErr
 				}
-				sift.Run()
-				ref.Run()
 				if err := ex.Run(); err != nil {
 					return err
 				}
-				return sameNodes(sift.words(inv.snap.IDBound()), map[string][]uint64{"reference": ref.out, "expr": ex.out})
-			},
-		}, nil
+				others["expr"] = ex.out
+			}
+			return sameNodes(sift.words(inv.snap.IDBound()), others)
+		}
+		return c, nil
 	}
 }
 
@@ -244,70 +289,45 @@ func ingest(n int) (*Case, error) {
 	}, nil
 }
 
-// hostRange times the hostlist constraint node[1-N/2] (zero-padded like the
-// synthetic names), answered from the index without expanding it, against
-// looking every node's name up in the parsed list (hostlist's Find).
-func hostRange(n int) (*Case, error) {
-	inv, err := loadInventory(Synthetic, n, false)
+// updateExtra times replacing one node's extra data in a store holding the
+// synthetic cluster (a new snapshot each time, readers never blocked),
+// cycling over the nodes and two documents.
+func updateExtra(n int) (*Case, error) {
+	nodes, err := Synthetic.Nodes(n)
 	if err != nil {
 		return nil, err
 	}
-	first, _ := inv.snap.Node(0)
-	alpha, digits := index.SplitHost(first.Name)
-	hl := alpha + "[" + string(appendPadded(nil, 1, len(digits))) + "-" + string(appendPadded(nil, uint64(n/2), len(digits))) + "]"
-	list, err := hostlist.Parse(hostlist.Flux, hl)
+	snap, err := index.Build(nodes)
 	if err != nil {
 		return nil, err
 	}
-	var qs []index.HostQuery
-	for _, q := range list.Queries() {
-		qs = append(qs, index.HostQuery{Exact: q.Exact, Name: q.Name, Alpha: q.Alpha, Digits: q.Digits, Lo: q.Lo, Hi: q.Hi})
-	}
-	out := make([]uint64, inv.snap.Words())
-	ref := make([]uint64, inv.snap.Words())
-	op := func() { inv.snap.HostLeaf(qs, out) }
-	walk := func() {
-		clear(ref)
-		for id := uint32(0); id < inv.snap.IDBound(); id++ {
-			if nd, ok := inv.snap.Node(id); ok && list.Find(nd.Name) >= 0 {
-				ref[id>>6] |= 1 << (id & 63)
-			}
+	st := index.NewStore(snap)
+	docs := [][]byte{[]byte(`{"a":1.23,"b":true,"zed":23,"foo":"bar"}`), []byte(`{"a":2.5,"b":false,"zed":7,"foo":"baz"}`)}
+	i := 0
+	var last string
+	var updErr error
+	op := func() {
+		last = nodes[i%n].Name
+		if _, err := st.SetExtra(last, docs[i&1]); err != nil && updErr == nil {
+			updErr = err
 		}
+		i++
 	}
 	return &Case{
-		Op:        op,
-		Baselines: []Baseline{{Name: "reference", Op: walk}},
+		Op:    op,
+		Bytes: int64(len(docs[0])),
 		Verify: func() error {
 			op()
-			walk()
-			if got := popcount(out); got != n/2 {
-				return fmt.Errorf("%s matched %d nodes", hl, got)
+			if updErr != nil {
+				return updErr
 			}
-			return sameNodes(out, map[string][]uint64{"reference": ref})
-		},
-	}, nil
-}
-
-// property times a feature constraint (gpu) compiled and run on the VM
-// against the per-node reference evaluator.
-func property(n int) (*Case, error) {
-	inv, err := loadInventory(Synthetic, n, true)
-	if err != nil {
-		return nil, err
-	}
-	tree := &ast.Property{Start: -1, Name: "gpu"}
-	sift, err := newSiftEngine(tree, inv.snap)
-	if err != nil {
-		return nil, err
-	}
-	ref := newReferenceEngine(tree, inv.facts)
-	return &Case{
-		Op:        sift.Run,
-		Baselines: []Baseline{{Name: "reference", Op: ref.Run}},
-		Verify: func() error {
-			sift.Run()
-			ref.Run()
-			return sameNodes(sift.words(inv.snap.IDBound()), map[string][]uint64{"reference": ref.out})
+			s := st.Snapshot()
+			id, ok := s.ID(last)
+			want := []float64{2.5, 1.23}[i&1]
+			if v := s.ExtraValue(id, "a"); !ok || v.Kind != index.KindNumber || v.Num != want {
+				return fmt.Errorf("after updating %s, a = %+v, want %v", last, v, want)
+			}
+			return nil
 		},
 	}, nil
 }
