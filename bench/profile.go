@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 
 	"github.com/google/pprof/profile"
 )
@@ -63,6 +64,9 @@ func summarize(p *profile.Profile, file string, top int) *ProfileSummary {
 					continue
 				}
 				name := line.Function.Name
+				if harnessFrame(name) {
+					continue
+				}
 				// Line[0] of Location[0] is the innermost (inlined) frame.
 				if li == 0 && k == 0 {
 					flat[name] += v
@@ -77,6 +81,19 @@ func summarize(p *profile.Profile, file string, top int) *ProfileSummary {
 	sum.Flat = topShares(flat, total, top)
 	sum.Cum = topShares(cum, total, top)
 	return sum
+}
+
+// harnessFrame reports whether a function belongs to the code around the
+// timed operation (the CLI, the runner, the contestant wrappers): at 100%
+// cumulative share they would crowd out the functions worth reading.
+func harnessFrame(name string) bool {
+	for _, p := range []string{"main.", "github.com/spf13/cobra.", "github.com/nodesift/sift/bench.",
+		"runtime.main", "runtime/pprof.", "testing.", "runtime.goexit"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func topShares(m map[string]int64, total int64, top int) []FuncShare {

@@ -314,8 +314,7 @@ func updateExtra(n int) (*Case, error) {
 		i++
 	}
 	return &Case{
-		Op:    op,
-		Bytes: int64(len(docs[0])),
+		Op: op,
 		Verify: func() error {
 			op()
 			if updErr != nil {

@@ -165,9 +165,14 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 		minSample = max(minSample, 50*time.Millisecond)
 	}
 	ctx := context.Background()
-	for _, ct := range cs {
+	for i, ct := range cs {
+		d := minSample
+		if opt.CPUProfileDir != "" && i == 0 {
+			// sift's samples are the ones summarized: give them more.
+			d = 4 * minSample
+		}
 		labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
-		pprof.Do(ctx, labels, func(context.Context) { ct.m.Iters = warmUp(ct.op, minSample) })
+		pprof.Do(ctx, labels, func(context.Context) { ct.m.Iters = warmUp(ct.op, d) })
 	}
 	// Samples are interleaved across contestants so that machine noise hits
 	// them alike and cancels in the ratios.
