@@ -20,6 +20,11 @@ import (
 // 1M nodes is available with --nodes.
 var DefaultSizes = []int{1000, 10000, 100000}
 
+// realSizes are the default sizes of the real inventories (407 and 939
+// nodes): tiling them further mostly repeats them, and their baselines at
+// 100k nodes would take a third of a default run. --nodes reaches any size.
+var realSizes = []int{1000, 10000}
+
 // Constraints of the evaluate suites, per dataset, in Slurm --extra syntax.
 // The synthetic ones use the keys of Slurm's documentation example.
 var (
@@ -63,13 +68,13 @@ func Registry() []Suite {
 		{Cirrus, cirrus3, cirrus10},
 		{Grid5000, grid3, grid10},
 	} {
-		suffix := ""
+		suffix, sizes := "", DefaultSizes
 		if d.data.Name != Synthetic.Name {
-			suffix = "/" + d.data.Name
+			suffix, sizes = "/"+d.data.Name, realSizes
 		}
 		out = append(out,
-			Suite{Name: "evaluate/slurm/3-leaf" + suffix, Sizes: DefaultSizes, Setup: evaluate(d.data, compiler.Slurm, fixed(d.three))},
-			Suite{Name: "evaluate/slurm/10-leaf" + suffix, Sizes: DefaultSizes, Setup: evaluate(d.data, compiler.Slurm, fixed(d.ten))},
+			Suite{Name: "evaluate/slurm/3-leaf" + suffix, Sizes: sizes, Setup: evaluate(d.data, compiler.Slurm, fixed(d.three))},
+			Suite{Name: "evaluate/slurm/10-leaf" + suffix, Sizes: sizes, Setup: evaluate(d.data, compiler.Slurm, fixed(d.ten))},
 		)
 	}
 	return append(out,
