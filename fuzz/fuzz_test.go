@@ -34,11 +34,11 @@ func checkAgainstReference(t *testing.T, tree ast.Node, nodes []index.Node) {
 		}
 		want := ast.Eval(tree, &f)
 		if got.Contains(uint32(id)) != want {
-			t.Fatalf("%s on node %s extra %q: vm %v, reference %v\nprogram:\n%s",
-				slurm.Format(tree), n.Name, n.Extra, !want, want, prog.Disassemble())
+			t.Fatalf("%s on node %s (rank %d, features %q) extra %q: vm %v, reference %v\nprogram:\n%s",
+				ast.Dump(tree), n.Name, n.Rank, n.Features, n.Extra, !want, want, prog.Disassemble())
 		}
 		if m := prog.MatchNode(snap, uint32(id)); m != want {
-			t.Fatalf("%s on node %s extra %q: MatchNode %v, reference %v", slurm.Format(tree), n.Name, n.Extra, m, want)
+			t.Fatalf("%s on node %s extra %q: MatchNode %v, reference %v", ast.Dump(tree), n.Name, n.Extra, m, want)
 		}
 	}
 }
@@ -83,7 +83,7 @@ func TestGeneratorsAreDeterministic(t *testing.T) {
 	gen := func() string {
 		r := rand.New(rand.NewPCG(42, 1))
 		nodes := GenNodes(r, 12)
-		return fmt.Sprintf("%v %s", nodes, ast.Dump(GenSlurmExpr(r, nodes)))
+		return fmt.Sprintf("%v %s %s", nodes, ast.Dump(GenSlurmExpr(r, nodes)), ast.Dump(GenFluxExpr(r, nodes)))
 	}
 	if a, b := gen(), gen(); a != b {
 		t.Fatalf("same seed, different output:\n%s\n%s", a, b)

@@ -138,3 +138,65 @@ func genSlurm(r *rand.Rand, keys, vals []string, depth int) ast.Node {
 	}
 	return &ast.Or{Start: -1, X: xs}
 }
+
+// Hostlists and rank ranges GenFluxExpr draws from: GenNodes names nodes
+// n0, n1, ..., so these cover members, zero-padding that does not match,
+// other prefixes and mixed lists.
+var (
+	genHostlists = []string{"n[0-3]", "n5", "n[1,3,5-7]", "n[00-03]", "m[0-2]", "n[8-11],m1", "n[10-20]", "n"}
+	genRanks     = []ast.RankRange{{Lo: 0, Hi: 0}, {Lo: 0, Hi: 3}, {Lo: 2, Hi: 5}, {Lo: 7, Hi: 11}, {Lo: 11, Hi: 40}, {Lo: 100, Hi: 200}}
+)
+
+// GenFluxExpr returns a random Flux constraint tree (properties, negated
+// properties, hostlists, ranks, and/or/not, constants) of up to three
+// levels, over the features and host names of nodes from GenNodes. Its
+// flux.FormatRFC31 text parses back with flux.ParseRFC31.
+func GenFluxExpr(r *rand.Rand, nodes []index.Node) ast.Node {
+	names := slices.Clone(genFeatures)
+	names = append(names, "batch")
+	if len(nodes) > 0 {
+		names = append(names, nodes[r.IntN(len(nodes))].Name)
+	}
+	return genFlux(r, names, 0)
+}
+
+func genFlux(r *rand.Rand, names []string, depth int) ast.Node {
+	if depth >= 3 || r.IntN(3) == 0 {
+		switch r.IntN(8) {
+		case 0, 1, 2:
+			return &ast.Property{Start: -1, Name: names[r.IntN(len(names))]}
+		case 3:
+			return &ast.Not{Start: -1, X: &ast.Property{Start: -1, Name: names[r.IntN(len(names))]}}
+		case 4, 5:
+			hl := &ast.Hostlist{Start: -1}
+			for range 1 + r.IntN(2) {
+				hl.Exprs = append(hl.Exprs, genHostlists[r.IntN(len(genHostlists))])
+			}
+			return hl
+		case 6:
+			rk := &ast.Ranks{Start: -1}
+			for range 1 + r.IntN(2) {
+				rk.Ranges = append(rk.Ranges, genRanks[r.IntN(len(genRanks))])
+			}
+			return rk
+		default:
+			return &ast.Const{Start: -1, Value: r.IntN(2) == 0}
+		}
+	}
+	switch r.IntN(5) {
+	case 0:
+		return &ast.Not{Start: -1, X: genFlux(r, names, depth+1)}
+	case 1, 2:
+		xs := make([]ast.Node, 2+r.IntN(2))
+		for i := range xs {
+			xs[i] = genFlux(r, names, depth+1)
+		}
+		return &ast.And{Start: -1, X: xs}
+	default:
+		xs := make([]ast.Node, 2+r.IntN(2))
+		for i := range xs {
+			xs[i] = genFlux(r, names, depth+1)
+		}
+		return &ast.Or{Start: -1, X: xs}
+	}
+}
