@@ -148,7 +148,9 @@ var (
 	invCache = map[string]*builtInventory{}
 )
 
-func loadInventory(d Dataset, n int, baselines bool) (*builtInventory, error) {
+// loadInventory returns dataset d at n nodes, with the reference
+// evaluator's facts and, when withEnvs, expr's per-node maps.
+func loadInventory(d Dataset, n int, facts, withEnvs bool) (*builtInventory, error) {
 	invMu.Lock()
 	defer invMu.Unlock()
 	inv := invCache[d.Name]
@@ -165,8 +167,10 @@ func loadInventory(d Dataset, n int, baselines bool) (*builtInventory, error) {
 		inv = &builtInventory{n: n, nodes: nodes, snap: snap}
 		invCache[d.Name] = inv
 	}
-	if baselines && inv.envs == nil {
+	if facts && inv.facts == nil {
 		inv.facts = nodeFacts(inv.nodes)
+	}
+	if withEnvs && inv.envs == nil {
 		inv.envs = exprEnvs(inv.nodes)
 	}
 	return inv, nil
@@ -195,7 +199,7 @@ func evaluate(d Dataset, lang compiler.Lang, text func(n int) string) func(int) 
 		if err != nil {
 			return nil, err
 		}
-		inv, err := loadInventory(d, n, true)
+		inv, err := loadInventory(d, n, true, lang == compiler.Slurm)
 		if err != nil {
 			return nil, err
 		}

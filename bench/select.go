@@ -61,7 +61,7 @@ var (
 )
 
 func (sc selectCase) setup(n int) (*Case, error) {
-	inv, err := loadInventory(Synthetic, n, false)
+	inv, err := loadInventory(Synthetic, n, false, false)
 	if err != nil {
 		return nil, err
 	}
