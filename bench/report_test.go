@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/pprof/profile"
@@ -15,6 +16,16 @@ func result(suite string, nodes int, ratios map[string]float64, baselines ...str
 	for _, b := range baselines {
 		r.Baselines = append(r.Baselines, Measurement{Engine: b, Iters: 1, Samples: []float64{1000}, MedianNS: 1000, P95NS: 1000})
 	}
+	return r
+}
+
+// steady gives result r ratio spreads: the named baseline steadiest.
+func steady(r Result, name string) Result {
+	r.Spreads = map[string]float64{}
+	for k := range r.Ratios {
+		r.Spreads[k] = 0.3
+	}
+	r.Spreads[name] = 0.05
 	return r
 }
 
@@ -32,18 +43,24 @@ func TestCompareJudgesRatiosNotTimes(t *testing.T) {
 		regessed int
 	}{
 		{"same ratios pass", []Result{
-			result("evaluate", 1000, map[string]float64{"reference": 100, "expr": 50, machineBaseline: 2}, "reference", "expr"),
+			steady(result("evaluate", 1000, map[string]float64{"reference": 100, "expr": 50, machineBaseline: 2}, "reference", "expr"), "reference"),
 			result("ingest", 1000, map[string]float64{machineBaseline: 4}),
 		}, []string{"evaluate reference false", "ingest machine false"}, 0.1, 0},
 		{"drop within threshold passes", []Result{
-			result("evaluate", 1000, map[string]float64{"reference": 91, "expr": 10}, "reference", "expr"),
+			steady(result("evaluate", 1000, map[string]float64{"reference": 91, "expr": 10}, "reference", "expr"), "reference"),
 		}, []string{"evaluate reference false"}, 0.1, 0},
 		{"drop past threshold fails", []Result{
-			result("evaluate", 1000, map[string]float64{"reference": 89}, "reference"),
+			steady(result("evaluate", 1000, map[string]float64{"reference": 89}, "reference"), "reference"),
 			result("ingest", 1000, map[string]float64{machineBaseline: 0.8}),
 		}, []string{"evaluate reference true", "ingest machine true"}, 0.1, 2},
+		{"the steadiest baseline judges", []Result{
+			steady(result("evaluate", 1000, map[string]float64{"reference": 50, "expr": 50, machineBaseline: 2}, "reference", "expr"), machineBaseline),
+		}, []string{"evaluate machine false"}, 0.1, 0},
+		{"without spreads the calibration loop judges", []Result{
+			result("evaluate", 1000, map[string]float64{"reference": 50, "expr": 50, machineBaseline: 1}, "reference", "expr"),
+		}, []string{"evaluate machine true"}, 0.1, 1},
 		{"sizes not in base are skipped", []Result{
-			result("evaluate", 5000, map[string]float64{"reference": 1}, "reference"),
+			steady(result("evaluate", 5000, map[string]float64{"reference": 1}, "reference"), "reference"),
 		}, nil, 0.1, 0},
 		{"faster is never a regression", []Result{
 			result("ingest", 1000, map[string]float64{machineBaseline: 400}),
@@ -71,12 +88,12 @@ func TestCompareJudgesRatiosNotTimes(t *testing.T) {
 }
 
 func TestReportJSONRoundTripsAndHasTheDocumentedFields(t *testing.T) {
-	rep := &Report{Results: []Result{result("evaluate/slurm/10-leaf", 100000, map[string]float64{"reference": 300, "expr": 900}, "reference", "expr")}}
+	rep := &Report{Results: []Result{steady(result("evaluate/slurm/10-leaf", 100000, map[string]float64{"reference": 300, "expr": 900}, "reference", "expr"), "expr")}}
 	var b bytes.Buffer
 	if err := rep.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	for _, field := range []string{`"results"`, `"suite": "evaluate/slurm/10-leaf"`, `"nodes": 100000`, `"median_ns": 105`, `"p95_ns": 110`, `"allocs": 0`, `"ratios"`, `"reference": 300`, `"expr": 900`} {
+	for _, field := range []string{`"results"`, `"suite": "evaluate/slurm/10-leaf"`, `"nodes": 100000`, `"median_ns": 105`, `"p95_ns": 110`, `"allocs": 0`, `"ratios"`, `"reference": 300`, `"expr": 900`, `"ratio_spreads"`} {
 		if !strings.Contains(b.String(), field) {
 			t.Errorf("JSON lacks %s:\n%s", field, b.String())
 		}
@@ -185,5 +202,41 @@ func TestSummarizeCountsOnlySiftSamples(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("summary (-want +got):\n%s", diff)
+	}
+}
+
+var recheckSink uint64
+
+func recheckSpin() {
+	x := recheckSink | 1
+	for i := range 20000 {
+		x ^= x << 13
+		x ^= x >> 7
+		x += uint64(i)
+	}
+	recheckSink = x
+}
+
+// A result that regressed only because of noise (crafted here) is rerun and
+// replaced; with a 50% threshold the rerun of equal work passes.
+func TestRecheckReplacesANoisyRegression(t *testing.T) {
+	suites := []Suite{{Name: "spin", Sizes: []int{1}, Setup: func(int) (*Case, error) {
+		return &Case{Op: recheckSpin, Baselines: []Baseline{{Name: "reference", Op: recheckSpin}}}, nil
+	}}}
+	base := &Report{Results: []Result{steady(result("spin", 1, map[string]float64{"reference": 1, machineBaseline: 1}, "reference"), "reference")}}
+	noisy := &Report{Results: []Result{steady(result("spin", 1, map[string]float64{"reference": 0.1, machineBaseline: 0.1}, "reference"), "reference")}}
+	vs := Compare(base, noisy, 0.5)
+	if len(vs) != 1 || !vs[0].Regressed {
+		t.Fatalf("crafted regression not detected: %+v", vs)
+	}
+	vs, err := Recheck(base, noisy, suites, Options{Count: 6, MinSample: 5 * time.Millisecond}, 0.5, 2, vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 1 || vs[0].Regressed {
+		t.Fatalf("after recheck: %+v", vs)
+	}
+	if noisy.Results[0].Ratios["reference"] <= 0.1 {
+		t.Errorf("noisy result was not replaced: %+v", noisy.Results[0].Ratios)
 	}
 }

@@ -34,7 +34,7 @@ type Options struct {
 // Measurement is the timing of one contestant at one size.
 type Measurement struct {
 	Engine string `json:"engine"`
-	// Iters is the inner-loop length of every sample.
+	// Iters is the number of ops in every sample.
 	Iters    int       `json:"iters"`
 	Samples  []float64 `json:"samples_ns"`
 	MedianNS float64   `json:"median_ns"`
@@ -52,7 +52,11 @@ type Result struct {
 	Suite string `json:"suite"`
 	Nodes int    `json:"nodes"`
 	Measurement
-	Ratios    map[string]float64 `json:"ratios"`
+	Ratios map[string]float64 `json:"ratios"`
+	// Spreads is, per baseline, the interquartile range of the per-slice
+	// ratios relative to their median: how steady that ratio was in this
+	// run. The regression gate trusts the steadiest baseline.
+	Spreads   map[string]float64 `json:"ratio_spreads,omitempty"`
 	Baselines []Measurement      `json:"baselines,omitempty"`
 	// Profile holds the top functions of sift's samples when profiling.
 	Profile *ProfileSummary `json:"profile,omitempty"`
@@ -143,10 +147,23 @@ func startProfile(dir, suite string) (*os.File, error) {
 	return f, nil
 }
 
+// slicesPerSample is how many parts each sample is cut into. The parts of all
+// contestants alternate, so load on a shared machine that comes and goes
+// within a sample hits sift and its baselines alike.
+const slicesPerSample = 8
+
 type contestant struct {
 	name string
 	op   func()
 	m    Measurement
+	// per is the ops of one slice.
+	per int
+	// sliceNS is the time per op of every slice, in run order.
+	sliceNS []float64
+	// cur accumulates the current sample's time; ops and the memory
+	// counters accumulate over the whole run.
+	cur                     time.Duration
+	ops, mallocs, allocated uint64
 }
 
 func runCase(s Suite, n int, opt Options) (Result, error) {
@@ -174,12 +191,20 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 		labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
 		pprof.Do(ctx, labels, func(context.Context) { ct.m.Iters = warmUp(ct.op, d) })
 	}
-	// Samples are interleaved across contestants so that machine noise hits
-	// them alike and cancels in the ratios.
+	for _, ct := range cs {
+		ct.per = max(1, ct.m.Iters/slicesPerSample)
+		ct.m.Iters = ct.per * slicesPerSample
+	}
 	for range opt.Count {
+		for range slicesPerSample {
+			for _, ct := range cs {
+				labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
+				pprof.Do(ctx, labels, func(context.Context) { ct.slice() })
+			}
+		}
 		for _, ct := range cs {
-			labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
-			pprof.Do(ctx, labels, func(context.Context) { ct.sample() })
+			ct.m.Samples = append(ct.m.Samples, float64(ct.cur.Nanoseconds())/float64(ct.m.Iters))
+			ct.cur = 0
 		}
 	}
 	if c.Verify != nil {
@@ -187,13 +212,13 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 			return Result{}, fmt.Errorf("bench: %s nodes=%d: %w", s.Name, n, err)
 		}
 	}
-	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}}
+	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}, Spreads: map[string]float64{}}
 	for i, ct := range cs {
 		ct.m.Engine = ct.name
 		ct.m.MedianNS = quantile(ct.m.Samples, 0.5)
 		ct.m.P95NS = quantile(ct.m.Samples, 0.95)
-		ct.m.Allocs /= float64(opt.Count)
-		ct.m.BytesOp /= float64(opt.Count)
+		ct.m.Allocs = float64(ct.mallocs) / float64(ct.ops)
+		ct.m.BytesOp = float64(ct.allocated) / float64(ct.ops)
 		if c.Bytes > 0 && ct.name != machineBaseline && ct.m.MedianNS > 0 {
 			ct.m.MBps = float64(c.Bytes) / ct.m.MedianNS * 1e3
 		}
@@ -201,8 +226,7 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 			r.Measurement = ct.m
 			continue
 		}
-		r.Ratios[ct.name] = pairedRatio(ct.m.Samples, cs[0].m.Samples)
-
+		r.Ratios[ct.name], r.Spreads[ct.name] = pairedRatio(ct.sliceNS, cs[0].sliceNS)
 		if ct.name != machineBaseline {
 			r.Baselines = append(r.Baselines, ct.m)
 		}
@@ -231,32 +255,40 @@ func warmUp(op func(), minSample time.Duration) int {
 	}
 }
 
-// sample times one batch and adds its per-op allocation counts.
-func (c *contestant) sample() {
+// slice times one slice of a sample and counts its allocations (the memory
+// statistics are read outside the timed region).
+func (c *contestant) slice() {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := time.Now()
-	for range c.m.Iters {
+	for range c.per {
 		c.op()
 	}
 	d := time.Since(start)
 	runtime.ReadMemStats(&after)
-	c.m.Samples = append(c.m.Samples, float64(d.Nanoseconds())/float64(c.m.Iters))
-	c.m.Allocs += float64(after.Mallocs-before.Mallocs) / float64(c.m.Iters)
-	c.m.BytesOp += float64(after.TotalAlloc-before.TotalAlloc) / float64(c.m.Iters)
+	c.cur += d
+	c.sliceNS = append(c.sliceNS, float64(d.Nanoseconds())/float64(c.per))
+	c.ops += uint64(c.per)
+	c.mallocs += after.Mallocs - before.Mallocs
+	c.allocated += after.TotalAlloc - before.TotalAlloc
 }
 
-// pairedRatio is the median over repetitions of base[k]/sift[k]: samples of
-// one repetition ran back to back, so a burst of machine load slows both and
-// cancels, which a ratio of medians would not guarantee.
-func pairedRatio(base, sift []float64) float64 {
+// pairedRatio is the median over slices of base[k]/sift[k]: the two slices
+// ran back to back, so load that slowed both cancels, and the median drops
+// slices that load hit on one side only. spread is the interquartile range
+// of those ratios over their median.
+func pairedRatio(base, sift []float64) (ratio, spread float64) {
 	rs := make([]float64, 0, len(base))
 	for k := range min(len(base), len(sift)) {
 		if sift[k] > 0 {
 			rs = append(rs, base[k]/sift[k])
 		}
 	}
-	return quantile(rs, 0.5)
+	ratio = quantile(rs, 0.5)
+	if ratio > 0 {
+		spread = (quantile(rs, 0.75) - quantile(rs, 0.25)) / ratio
+	}
+	return ratio, spread
 }
 
 // quantile is the nearest-rank q-quantile of xs (the median averages the two

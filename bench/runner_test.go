@@ -30,8 +30,8 @@ func TestPairedRatioCancelsNoiseSharedByARepetition(t *testing.T) {
 	// Repetition 2 ran during a burst of load that slowed both 10x.
 	sift := []float64{10, 100, 10}
 	base := []float64{50, 500, 50}
-	if got := pairedRatio(base, sift); got != 5 {
-		t.Errorf("pairedRatio = %v, want 5", got)
+	if got, spread := pairedRatio(base, sift); got != 5 || spread != 0 {
+		t.Errorf("pairedRatio = %v, spread %v; want 5, 0", got, spread)
 	}
 }
 

@@ -21,7 +21,7 @@ var benchSuites = bench.Registry
 func newBenchCmd() *cobra.Command {
 	var (
 		suite, nodes, cpuprofile, jsonOut, compare, threshold, htmlOut, format, out string
-		count                                                                       int
+		count, recheck                                                              int
 		list                                                                        bool
 		minSample                                                                   time.Duration
 	)
@@ -34,7 +34,9 @@ checked), and prints median and p95 time per operation, allocations, MB/s and
 how many times faster sift is than each baseline (the × columns).
 
 --compare BASE.json exits 3 when a suite's ratio to its in-run baseline fell
-by more than --threshold against BASE.json (written earlier with --json).`,
+by more than --threshold against BASE.json (written earlier with --json); a
+suite that regressed is rerun up to --recheck times first, so that a burst of
+load on a shared machine does not fail the gate while a real slowdown does.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			suites := bench.Select(benchSuites(), suite)
@@ -64,12 +66,22 @@ by more than --threshold against BASE.json (written earlier with --json).`,
 					return err
 				}
 			}
-			rep, err := bench.Run(suites, bench.Options{
+			opt := bench.Options{
 				Sizes: sizes, Count: count, MinSample: minSample,
 				CPUProfileDir: cpuprofile, Progress: cmd.ErrOrStderr(),
-			})
+			}
+			rep, err := bench.Run(suites, opt)
 			if err != nil {
 				return err
+			}
+			var vs []bench.Verdict
+			if base != nil {
+				// Rechecks happen before anything is printed so that the
+				// table, the files and the verdicts show the same runs.
+				vs = bench.Compare(base, rep, thr)
+				if vs, err = bench.Recheck(base, rep, suites, opt, thr, recheck, vs); err != nil {
+					return err
+				}
 			}
 			w := cmd.OutOrStdout()
 			if format == "benchstat" {
@@ -97,7 +109,6 @@ by more than --threshold against BASE.json (written earlier with --json).`,
 				return nil
 			}
 			fmt.Fprintf(w, "\ncompared with %s (threshold %s):\n", compare, threshold)
-			vs := bench.Compare(base, rep, thr)
 			if len(vs) == 0 {
 				return invalidInput(errors.New("--compare: no suite and size in common with " + compare))
 			}
@@ -116,6 +127,7 @@ by more than --threshold against BASE.json (written earlier with --json).`,
 	f.StringVar(&jsonOut, "json", "", "write the results as JSON to this file")
 	f.StringVar(&compare, "compare", "", "compare with a JSON report from an earlier run; exit 3 on a regression")
 	f.StringVar(&threshold, "threshold", "10%", "largest tolerated drop of a suite's ratio to its baseline")
+	f.IntVar(&recheck, "recheck", 2, "with --compare, rerun a regressed suite up to this many times and keep its best run")
 	f.StringVar(&htmlOut, "html", "", "write an HTML report with log-log plots to this file")
 	f.StringVar(&format, "format", "table", "output format: table or benchstat")
 	f.StringVar(&out, "out", "", "also write benchstat-readable lines to this file")
