@@ -147,10 +147,12 @@ func startProfile(dir, suite string) (*os.File, error) {
 	return f, nil
 }
 
-// slicesPerSample is how many parts each sample is cut into. The parts of all
-// contestants alternate, so load on a shared machine that comes and goes
-// within a sample hits sift and its baselines alike.
-const slicesPerSample = 8
+// maxSlices is how many parts a sample is cut into at most. The parts of
+// all contestants alternate, so load on a shared machine that comes and goes
+// within a sample hits sift and its baselines alike. A case gets fewer when
+// one of its contestants needs fewer ops than that for a sample: cutting
+// further would make the slow contestant's samples longer than the minimum.
+const maxSlices = 8
 
 type contestant struct {
 	name string
@@ -191,12 +193,16 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 		labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
 		pprof.Do(ctx, labels, func(context.Context) { ct.m.Iters = warmUp(ct.op, d) })
 	}
+	nSlices := maxSlices
 	for _, ct := range cs {
-		ct.per = max(1, ct.m.Iters/slicesPerSample)
-		ct.m.Iters = ct.per * slicesPerSample
+		nSlices = min(nSlices, ct.m.Iters)
+	}
+	for _, ct := range cs {
+		ct.per = max(1, ct.m.Iters/nSlices)
+		ct.m.Iters = ct.per * nSlices
 	}
 	for range opt.Count {
-		for range slicesPerSample {
+		for range nSlices {
 			for _, ct := range cs {
 				labels := pprof.Labels("suite", s.Name, "nodes", strconv.Itoa(n), "engine", ct.name)
 				pprof.Do(ctx, labels, func(context.Context) { ct.slice() })
