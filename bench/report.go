@@ -97,14 +97,18 @@ func formatCount(v float64) string {
 	return strconv.FormatFloat(v, 'f', 0, 64)
 }
 
+// formatRatio prints three significant digits, without exponents.
 func formatRatio(v float64) string {
 	switch {
 	case v >= 100:
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case v >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1 || v <= 0:
+		return strconv.FormatFloat(v, 'f', 2, 64)
 	}
-	return strconv.FormatFloat(v, 'f', 2, 64)
+	digits := 2 - int(math.Floor(math.Log10(v)))
+	return strconv.FormatFloat(v, 'f', digits, 64)
 }
 
 // BenchmarkName is the Go benchmark name of a suite, engine and size, as
@@ -244,9 +248,9 @@ func gateBaseline(cur, base *Result) string {
 }
 
 // Recheck reruns every suite and size that regressed in vs, up to tries
-// times, and keeps in rep the run with the best ratio to its gate baseline;
-// it returns the verdicts against base after that. A real slowdown regresses
-// on every try; a burst of load on a shared machine rarely does twice.
+// times, and keeps in rep the run that fared best against base; it returns
+// the verdicts against base after that. A real slowdown regresses on every
+// try; a burst of load on a shared machine rarely does twice.
 func Recheck(base, rep *Report, suites []Suite, opt Options, threshold float64, tries int, vs []Verdict) ([]Verdict, error) {
 	byName := map[string]Suite{}
 	for _, s := range suites {
@@ -269,10 +273,12 @@ func Recheck(base, rep *Report, suites []Suite, opt Options, threshold float64, 
 			if err != nil {
 				return nil, err
 			}
+			rv := Compare(base, re, threshold)
+			if len(rv) != 1 || rv[0].Change <= v.Change {
+				continue
+			}
 			for i := range rep.Results {
-				r := &rep.Results[i]
-				if r.Suite == v.Suite && r.Nodes == v.Nodes && len(re.Results) == 1 &&
-					re.Results[0].Ratios[v.Baseline] > r.Ratios[v.Baseline] {
+				if r := &rep.Results[i]; r.Suite == v.Suite && r.Nodes == v.Nodes {
 					prof := r.Profile
 					*r = re.Results[0]
 					r.Profile = prof

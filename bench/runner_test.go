@@ -103,3 +103,11 @@ func TestSizeFreeSuitesRunOnce(t *testing.T) {
 		t.Errorf("setup ran %d times", calls)
 	}
 }
+
+func TestFormatRatioKeepsThreeSignificantDigits(t *testing.T) {
+	for v, want := range map[float64]string{1234.6: "1235", 56.78: "56.8", 2.345: "2.35", 0.01234: "0.0123", 0.000456: "0.000456", 0: "0.00"} {
+		if got := formatRatio(v); got != want {
+			t.Errorf("formatRatio(%v) = %q, want %q", v, got, want)
+		}
+	}
+}

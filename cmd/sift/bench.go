@@ -127,7 +127,7 @@ load on a shared machine does not fail the gate while a real slowdown does.`,
 	f.StringVar(&jsonOut, "json", "", "write the results as JSON to this file")
 	f.StringVar(&compare, "compare", "", "compare with a JSON report from an earlier run; exit 3 on a regression")
 	f.StringVar(&threshold, "threshold", "10%", "largest tolerated drop of a suite's ratio to its baseline")
-	f.IntVar(&recheck, "recheck", 2, "with --compare, rerun a regressed suite up to this many times and keep its best run")
+	f.IntVar(&recheck, "recheck", 3, "with --compare, rerun a regressed suite up to this many times and keep its best run")
 	f.StringVar(&htmlOut, "html", "", "write an HTML report with log-log plots to this file")
 	f.StringVar(&format, "format", "table", "output format: table or benchstat")
 	f.StringVar(&out, "out", "", "also write benchstat-readable lines to this file")
