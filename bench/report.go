@@ -188,14 +188,20 @@ type Verdict struct {
 	Current  float64 // this run's ratio
 	// Change is Current/Base - 1: negative when sift got slower relative to
 	// the baseline it ran beside.
-	Change    float64
+	Change float64
+	// Tolerance is the drop accepted: the threshold, or twice the standard
+	// error of the change estimated from both runs' ratio spreads when that
+	// is larger (a suite whose own time varies, such as one with background
+	// work, is not failed on its noise).
+	Tolerance float64
 	Regressed bool
 }
 
 // Compare judges rep against base, suite by suite and size by size present
 // in both. A suite regressed when its ratio to its in-run baseline fell by
-// more than threshold (0.10 for 10%): machine noise slows sift and the
-// baseline alike, so it cancels. Of the baselines both runs have, the one
+// more than threshold (0.10 for 10%), or by more than the noise both runs
+// measured in that ratio when that is larger (see Verdict.Tolerance):
+// machine noise slows sift and the baseline alike, so it cancels. Of the baselines both runs have, the one
 // whose ratio was steadiest in rep (smallest spread) is used: on a shared
 // machine a memory-bound baseline can swing more than sift itself.
 func Compare(base, rep *Report, threshold float64) []Verdict {
@@ -220,10 +226,21 @@ func Compare(base, rep *Report, threshold float64) []Verdict {
 		}
 		v := Verdict{Suite: r.Suite, Nodes: r.Nodes, Baseline: name, Base: b.Ratios[name], Current: r.Ratios[name]}
 		v.Change = v.Current/v.Base - 1
-		v.Regressed = v.Change < -threshold
+		v.Tolerance = max(threshold, 2*math.Hypot(medianError(b, name), medianError(&r, name)))
+		v.Regressed = v.Change < -v.Tolerance
 		out = append(out, v)
 	}
 	return out
+}
+
+// medianError is the relative standard error of r's ratio to baseline
+// name: a median of n values whose interquartile range is spread (relative)
+// has a standard error of about 0.93*spread/sqrt(n) for normal noise.
+func medianError(r *Result, name string) float64 {
+	if r.Slices <= 0 {
+		return 0
+	}
+	return 0.93 * r.Spreads[name] / math.Sqrt(float64(r.Slices))
 }
 
 func gateBaseline(cur, base *Result) string {
@@ -294,18 +311,18 @@ func Recheck(base, rep *Report, suites []Suite, opt Options, threshold float64, 
 }
 
 // WriteVerdicts prints one line per comparison and returns how many regressed.
-func WriteVerdicts(w io.Writer, vs []Verdict, threshold float64) int {
+func WriteVerdicts(w io.Writer, vs []Verdict) int {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "suite\tnodes\tvs\tbase ratio\tratio\tchange\t")
+	fmt.Fprintln(tw, "suite\tnodes\tvs\tbase ratio\tratio\tchange\ttolerance\t")
 	bad := 0
 	for _, v := range vs {
 		mark := "ok"
 		if v.Regressed {
-			mark = fmt.Sprintf("REGRESSED (more than %.0f%% slower)", threshold*100)
+			mark = "REGRESSED"
 			bad++
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%+.1f%%\t%s\n", v.Suite, v.Nodes, v.Baseline,
-			formatRatio(v.Base), formatRatio(v.Current), v.Change*100, mark)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%+.1f%%\t-%.0f%%\t%s\n", v.Suite, v.Nodes, v.Baseline,
+			formatRatio(v.Base), formatRatio(v.Current), v.Change*100, v.Tolerance*100, mark)
 	}
 	tw.Flush()
 	return bad

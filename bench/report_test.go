@@ -80,7 +80,7 @@ func TestCompareJudgesRatiosNotTimes(t *testing.T) {
 				t.Errorf("verdicts (-want +got):\n%s", diff)
 			}
 			var out bytes.Buffer
-			if n := WriteVerdicts(&out, vs, tc.thresh); n != bad || bad != tc.regessed {
+			if n := WriteVerdicts(&out, vs); n != bad || bad != tc.regessed {
 				t.Errorf("WriteVerdicts counted %d, verdicts %d, want %d\n%s", n, bad, tc.regessed, out.String())
 			}
 		})
@@ -238,5 +238,23 @@ func TestRecheckReplacesANoisyRegression(t *testing.T) {
 	}
 	if noisy.Results[0].Ratios["reference"] <= 0.1 {
 		t.Errorf("noisy result was not replaced: %+v", noisy.Results[0].Ratios)
+	}
+}
+
+func TestCompareToleratesTheNoiseBothRunsMeasured(t *testing.T) {
+	noisy := func(ratio float64) Result {
+		r := result("update", 1000, map[string]float64{machineBaseline: ratio})
+		r.Spreads, r.Slices = map[string]float64{machineBaseline: 1}, 48
+		return r
+	}
+	base := &Report{Results: []Result{noisy(1)}}
+	for _, tc := range []struct {
+		ratio     float64
+		regressed bool
+	}{{0.8, false}, {0.2, true}} {
+		vs := Compare(base, &Report{Results: []Result{noisy(tc.ratio)}}, 0.1)
+		if len(vs) != 1 || vs[0].Regressed != tc.regressed || vs[0].Tolerance < 0.3 || vs[0].Tolerance > 0.45 {
+			t.Errorf("ratio 1 -> %v: %+v, want regressed %v with tolerance about 0.38", tc.ratio, vs, tc.regressed)
+		}
 	}
 }

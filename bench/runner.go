@@ -56,8 +56,10 @@ type Result struct {
 	// Spreads is, per baseline, the interquartile range of the per-slice
 	// ratios relative to their median: how steady that ratio was in this
 	// run. The regression gate trusts the steadiest baseline.
-	Spreads   map[string]float64 `json:"ratio_spreads,omitempty"`
-	Baselines []Measurement      `json:"baselines,omitempty"`
+	Spreads map[string]float64 `json:"ratio_spreads,omitempty"`
+	// Slices is the number of slice pairs each ratio is the median of.
+	Slices    int           `json:"slices,omitempty"`
+	Baselines []Measurement `json:"baselines,omitempty"`
 	// Profile holds the top functions of sift's samples when profiling.
 	Profile *ProfileSummary `json:"profile,omitempty"`
 }
@@ -218,7 +220,7 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 			return Result{}, fmt.Errorf("bench: %s nodes=%d: %w", s.Name, n, err)
 		}
 	}
-	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}, Spreads: map[string]float64{}}
+	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}, Spreads: map[string]float64{}, Slices: opt.Count * nSlices}
 	for i, ct := range cs {
 		ct.m.Engine = ct.name
 		ct.m.MedianNS = quantile(ct.m.Samples, 0.5)

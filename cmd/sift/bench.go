@@ -112,7 +112,7 @@ load on a shared machine does not fail the gate while a real slowdown does.`,
 			if len(vs) == 0 {
 				return invalidInput(errors.New("--compare: no suite and size in common with " + compare))
 			}
-			if bad := bench.WriteVerdicts(w, vs, thr); bad > 0 {
+			if bad := bench.WriteVerdicts(w, vs); bad > 0 {
 				return unsatisfied(fmt.Errorf("%d of %d suite sizes regressed by more than %s", bad, len(vs), threshold))
 			}
 			return nil
