@@ -201,9 +201,10 @@ type Verdict struct {
 // in both. A suite regressed when its ratio to its in-run baseline fell by
 // more than threshold (0.10 for 10%), or by more than the noise both runs
 // measured in that ratio when that is larger (see Verdict.Tolerance):
-// machine noise slows sift and the baseline alike, so it cancels. Of the baselines both runs have, the one
-// whose ratio was steadiest in rep (smallest spread) is used: on a shared
-// machine a memory-bound baseline can swing more than sift itself.
+// machine noise slows sift and the baseline alike, so it cancels. Of the
+// baselines both runs have, the one whose ratio both runs measured most
+// precisely judges: on a shared machine a memory-bound baseline can swing
+// more than sift itself.
 func Compare(base, rep *Report, threshold float64) []Verdict {
 	type key struct {
 		suite string
@@ -243,8 +244,11 @@ func medianError(r *Result, name string) float64 {
 	return 0.93 * r.Spreads[name] / math.Sqrt(float64(r.Slices))
 }
 
+// gateBaseline is the baseline both results have whose ratio is known most
+// precisely (smallest combined standard error), the calibration loop on a
+// tie or when the reports carry no spreads.
 func gateBaseline(cur, base *Result) string {
-	best, bestSpread := "", math.Inf(1)
+	best, bestErr := "", math.Inf(1)
 	names := []string{machineBaseline}
 	for _, b := range cur.Baselines {
 		names = append(names, b.Engine)
@@ -253,12 +257,8 @@ func gateBaseline(cur, base *Result) string {
 		if cur.Ratios[n] <= 0 || base.Ratios[n] <= 0 {
 			continue
 		}
-		sp, ok := cur.Spreads[n]
-		if !ok {
-			sp = math.MaxFloat64 // older reports: any baseline, machine first
-		}
-		if sp < bestSpread || best == "" {
-			best, bestSpread = n, sp
+		if e := math.Hypot(medianError(cur, n), medianError(base, n)); e < bestErr {
+			best, bestErr = n, e
 		}
 	}
 	return best

@@ -26,12 +26,13 @@ func steady(r Result, name string) Result {
 		r.Spreads[k] = 0.3
 	}
 	r.Spreads[name] = 0.05
+	r.Slices = 48
 	return r
 }
 
 func TestCompareJudgesRatiosNotTimes(t *testing.T) {
 	base := &Report{Results: []Result{
-		result("evaluate", 1000, map[string]float64{"reference": 100, "expr": 50, machineBaseline: 2}, "reference", "expr"),
+		steady(result("evaluate", 1000, map[string]float64{"reference": 100, "expr": 50, machineBaseline: 2}, "reference", "expr"), "reference"),
 		result("ingest", 1000, map[string]float64{machineBaseline: 4}),
 		result("gone", 1000, map[string]float64{machineBaseline: 4}),
 	}}
@@ -56,9 +57,9 @@ func TestCompareJudgesRatiosNotTimes(t *testing.T) {
 		{"the steadiest baseline judges", []Result{
 			steady(result("evaluate", 1000, map[string]float64{"reference": 50, "expr": 50, machineBaseline: 2}, "reference", "expr"), machineBaseline),
 		}, []string{"evaluate machine false"}, 0.1, 0},
-		{"without spreads the calibration loop judges", []Result{
-			result("evaluate", 1000, map[string]float64{"reference": 50, "expr": 50, machineBaseline: 1}, "reference", "expr"),
-		}, []string{"evaluate machine true"}, 0.1, 1},
+		{"a halved ratio regresses, spreads or not", []Result{
+			result("evaluate", 1000, map[string]float64{"reference": 50, "expr": 25, machineBaseline: 1}, "reference", "expr"),
+		}, []string{"evaluate reference true"}, 0.1, 1},
 		{"sizes not in base are skipped", []Result{
 			steady(result("evaluate", 5000, map[string]float64{"reference": 1}, "reference"), "reference"),
 		}, nil, 0.1, 0},

@@ -55,7 +55,8 @@ type Result struct {
 	Ratios map[string]float64 `json:"ratios"`
 	// Spreads is, per baseline, the interquartile range of the per-slice
 	// ratios relative to their median: how steady that ratio was in this
-	// run. The regression gate trusts the steadiest baseline.
+	// run. The regression gate trusts the steadiest baseline and tolerates
+	// changes within the noise this implies.
 	Spreads map[string]float64 `json:"ratio_spreads,omitempty"`
 	// Slices is the number of slice pairs each ratio is the median of.
 	Slices    int           `json:"slices,omitempty"`
