@@ -83,7 +83,11 @@ func Registry() []Suite {
 		Suite{Name: "ingest", Sizes: DefaultSizes, Setup: ingest},
 		Suite{Name: "hostlist/range", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Requires, func(n int) string { return "host:" + firstHalf(n) })},
 		Suite{Name: "property", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Requires, fixed("gpu"))},
-		Suite{Name: "update/extra", Sizes: DefaultSizes, Setup: updateExtra},
+		// Every 64th update starts a background fold of the columns, and a
+		// writer that finds the overlay full waits for it: how often that
+		// happens depends on whether the machine has a core free for the
+		// fold, which varied 3x between same-code runs on a shared machine.
+		Suite{Name: "update/extra", Sizes: DefaultSizes, Setup: updateExtra, Tolerance: 0.75},
 		Suite{Name: "select/linear/1000-node-job", Sizes: []int{10000, 100000}, Setup: selectLinear.setup},
 		Suite{Name: "select/cons_tres/64-node-job", Sizes: []int{1000, 10000}, Setup: selectConsTres.setup},
 		Suite{Name: "will-run/linear/64-node-job", Sizes: []int{10000}, Setup: willRunLinear.setup},

@@ -189,10 +189,10 @@ type Verdict struct {
 	// Change is Current/Base - 1: negative when sift got slower relative to
 	// the baseline it ran beside.
 	Change float64
-	// Tolerance is the drop accepted: the threshold, or twice the standard
-	// error of the change estimated from both runs' ratio spreads when that
-	// is larger (a suite whose own time varies, such as one with background
-	// work, is not failed on its noise).
+	// Tolerance is the drop accepted: the largest of the threshold, the
+	// suite's own tolerance, and twice the standard error of the change
+	// estimated from both runs' ratio spreads (a suite whose time varies is
+	// not failed on its noise).
 	Tolerance float64
 	Regressed bool
 }
@@ -227,7 +227,7 @@ func Compare(base, rep *Report, threshold float64) []Verdict {
 		}
 		v := Verdict{Suite: r.Suite, Nodes: r.Nodes, Baseline: name, Base: b.Ratios[name], Current: r.Ratios[name]}
 		v.Change = v.Current/v.Base - 1
-		v.Tolerance = max(threshold, 2*math.Hypot(medianError(b, name), medianError(&r, name)))
+		v.Tolerance = max(threshold, r.Tolerance, 2*math.Hypot(medianError(b, name), medianError(&r, name)))
 		v.Regressed = v.Change < -v.Tolerance
 		out = append(out, v)
 	}

@@ -58,6 +58,8 @@ type Result struct {
 	// run. The regression gate trusts the steadiest baseline and tolerates
 	// changes within the noise this implies.
 	Spreads map[string]float64 `json:"ratio_spreads,omitempty"`
+	// Tolerance is the suite's own least reported drop (Suite.Tolerance).
+	Tolerance float64 `json:"tolerance,omitempty"`
 	// Slices is the number of slice pairs each ratio is the median of.
 	Slices    int           `json:"slices,omitempty"`
 	Baselines []Measurement `json:"baselines,omitempty"`
@@ -221,7 +223,7 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 			return Result{}, fmt.Errorf("bench: %s nodes=%d: %w", s.Name, n, err)
 		}
 	}
-	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}, Spreads: map[string]float64{}, Slices: opt.Count * nSlices}
+	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}, Spreads: map[string]float64{}, Slices: opt.Count * nSlices, Tolerance: s.Tolerance}
 	for i, ct := range cs {
 		ct.m.Engine = ct.name
 		ct.m.MedianNS = quantile(ct.m.Samples, 0.5)

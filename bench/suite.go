@@ -16,6 +16,11 @@ type Suite struct {
 	// SizeFree marks an operation that does not depend on the cluster (a
 	// compilation): it runs once and is reported with 0 nodes.
 	SizeFree bool
+	// Tolerance is the smallest drop of its ratio the regression gate
+	// reports for this suite (0: the run's threshold). A suite whose time
+	// depends on background work, which a loaded machine may or may not have
+	// room for, sets it so that only large slowdowns fail.
+	Tolerance float64
 	// Setup builds the inventory and everything the operation needs; nothing
 	// it does is timed.
 	Setup func(nodes int) (*Case, error)
