@@ -136,30 +136,42 @@ func compileSlurm(text string, cached bool) func(int) (*Case, error) {
 	}
 }
 
-// builtInventory is a dataset built at one size. One is cached per dataset (the
-// most recent size): suites share it, building 100k nodes is the slow part
-// of setting up, and a 1M-node inventory is too large to keep several of.
+// builtInventory is a dataset built at one size. Only the most recent one
+// is kept: suites in a row share it, building 100k nodes is the slow part of
+// setting up, and keeping several (a 1M-node one, or other datasets' with
+// their baselines' per-node maps) would make the garbage collector's work,
+// and so the times of allocating operations, depend on which suites ran
+// before.
 type builtInventory struct {
-	n     int
-	nodes []index.Node
-	snap  *index.Snapshot
-	facts []ast.Facts
-	envs  []map[string]any
+	dataset string
+	n       int
+	nodes   []index.Node
+	snap    *index.Snapshot
+	facts   []ast.Facts
+	envs    []map[string]any
 }
 
 var (
 	invMu    sync.Mutex
-	invCache = map[string]*builtInventory{}
+	invCache *builtInventory
 )
+
+// forgetInventories drops the cached inventory, so the next setup builds
+// its data afresh (in new memory).
+func forgetInventories() {
+	invMu.Lock()
+	defer invMu.Unlock()
+	invCache = nil
+}
 
 // loadInventory returns dataset d at n nodes, with the reference
 // evaluator's facts and, when withEnvs, expr's per-node maps.
 func loadInventory(d Dataset, n int, facts, withEnvs bool) (*builtInventory, error) {
 	invMu.Lock()
 	defer invMu.Unlock()
-	inv := invCache[d.Name]
-	if inv == nil || inv.n != n {
-		delete(invCache, d.Name)
+	inv := invCache
+	if inv == nil || inv.dataset != d.Name || inv.n != n {
+		invCache = nil
 		nodes, err := d.Nodes(n)
 		if err != nil {
 			return nil, err
@@ -168,8 +180,8 @@ func loadInventory(d Dataset, n int, facts, withEnvs bool) (*builtInventory, err
 		if err != nil {
 			return nil, err
 		}
-		inv = &builtInventory{n: n, nodes: nodes, snap: snap}
-		invCache[d.Name] = inv
+		inv = &builtInventory{dataset: d.Name, n: n, nodes: nodes, snap: snap}
+		invCache = inv
 	}
 	if facts && inv.facts == nil {
 		inv.facts = nodeFacts(inv.nodes)

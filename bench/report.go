@@ -286,6 +286,10 @@ func Recheck(base, rep *Report, suites []Suite, opt Options, threshold float64, 
 			if o.Progress != nil {
 				fmt.Fprintf(o.Progress, "rechecking %s nodes=%d (try %d of %d)\n", v.Suite, v.Nodes, t+1, tries)
 			}
+			// Fresh data: a process sometimes lays a structure out in a way
+			// that is steadily slower or faster (medians of one suite were
+			// bimodal across same-code runs), which only a rebuild changes.
+			forgetInventories()
 			re, err := Run([]Suite{s}, o)
 			if err != nil {
 				return nil, err

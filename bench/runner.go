@@ -183,6 +183,8 @@ func runCase(s Suite, n int, opt Options) (Result, error) {
 		cs = append(cs, &contestant{name: b.Name, op: b.Op})
 	}
 	cs = append(cs, &contestant{name: machineBaseline, op: calibrate})
+	// Start every case from a collected heap, whatever ran before.
+	runtime.GC()
 	minSample := opt.MinSample
 	if opt.CPUProfileDir != "" {
 		// 100 Hz sampling: longer samples so each suite's profile has enough.
