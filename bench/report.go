@@ -190,7 +190,7 @@ type Verdict struct {
 	// the baseline it ran beside.
 	Change float64
 	// Tolerance is the drop accepted: the largest of the threshold, the
-	// suite's own tolerance, and twice the standard error of the change
+	// suite's own tolerance, and noiseSigmas standard errors of the change
 	// estimated from both runs' ratio spreads (a suite whose time varies is
 	// not failed on its noise).
 	Tolerance float64
@@ -227,12 +227,18 @@ func Compare(base, rep *Report, threshold float64) []Verdict {
 		}
 		v := Verdict{Suite: r.Suite, Nodes: r.Nodes, Baseline: name, Base: b.Ratios[name], Current: r.Ratios[name]}
 		v.Change = v.Current/v.Base - 1
-		v.Tolerance = max(threshold, r.Tolerance, 2*math.Hypot(medianError(b, name), medianError(&r, name)))
+		v.Tolerance = max(threshold, r.Tolerance, noiseSigmas*math.Hypot(medianError(b, name), medianError(&r, name)))
 		v.Regressed = v.Change < -v.Tolerance
 		out = append(out, v)
 	}
 	return out
 }
+
+// noiseSigmas is how many standard errors of a change the gate tolerates. A
+// default run makes about 40 comparisons; at 2 sigmas one of them would
+// fail by chance in most runs, at 3.5 in well under one run in a hundred
+// (for normal noise; rechecks absorb the rest).
+const noiseSigmas = 3.5
 
 // medianError is the relative standard error of r's ratio to baseline
 // name: a median of n values whose interquartile range is spread (relative)
