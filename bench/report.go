@@ -191,8 +191,8 @@ type Verdict struct {
 	Change float64
 	// Tolerance is the drop accepted: the largest of the threshold, the
 	// suite's own tolerance, and noiseSigmas standard errors of the change
-	// estimated from both runs' ratio spreads (a suite whose time varies is
-	// not failed on its noise).
+	// estimated from both runs' ratio spreads, capped at 50% (a suite whose
+	// time varies is not failed on its noise, but a halving always fails).
 	Tolerance float64
 	Regressed bool
 }
@@ -227,7 +227,8 @@ func Compare(base, rep *Report, threshold float64) []Verdict {
 		}
 		v := Verdict{Suite: r.Suite, Nodes: r.Nodes, Baseline: name, Base: b.Ratios[name], Current: r.Ratios[name]}
 		v.Change = v.Current/v.Base - 1
-		v.Tolerance = max(threshold, r.Tolerance, noiseSigmas*math.Hypot(medianError(b, name), medianError(&r, name)))
+		noise := min(maxNoiseTolerance, noiseSigmas*math.Hypot(medianError(b, name), medianError(&r, name)))
+		v.Tolerance = max(threshold, r.Tolerance, noise)
 		v.Regressed = v.Change < -v.Tolerance
 		out = append(out, v)
 	}
@@ -239,6 +240,10 @@ func Compare(base, rep *Report, threshold float64) []Verdict {
 // fail by chance in most runs, at 3.5 in well under one run in a hundred
 // (for normal noise; rechecks absorb the rest).
 const noiseSigmas = 3.5
+
+// maxNoiseTolerance caps the tolerance noise can buy: however noisy a run,
+// a suite that got twice as slow against its baseline fails the gate.
+const maxNoiseTolerance = 0.5
 
 // medianError is the relative standard error of r's ratio to baseline
 // name: a median of n values whose interquartile range is spread (relative)

@@ -254,8 +254,15 @@ func TestCompareToleratesTheNoiseBothRunsMeasured(t *testing.T) {
 		regressed bool
 	}{{0.6, false}, {0.2, true}} {
 		vs := Compare(base, &Report{Results: []Result{noisy(tc.ratio)}}, 0.1)
-		if len(vs) != 1 || vs[0].Regressed != tc.regressed || vs[0].Tolerance < 0.55 || vs[0].Tolerance > 0.75 {
-			t.Errorf("ratio 1 -> %v: %+v, want regressed %v with tolerance about 0.66", tc.ratio, vs, tc.regressed)
+		if len(vs) != 1 || vs[0].Regressed != tc.regressed || vs[0].Tolerance != maxNoiseTolerance {
+			t.Errorf("ratio 1 -> %v: %+v, want regressed %v at the capped tolerance", tc.ratio, vs, tc.regressed)
 		}
+	}
+	quiet := base.Results[0]
+	quiet.Spreads = map[string]float64{machineBaseline: 0.2}
+	half := quiet
+	half.Ratios = map[string]float64{machineBaseline: 0.49}
+	if vs := Compare(&Report{Results: []Result{quiet}}, &Report{Results: []Result{half}}, 0.1); len(vs) != 1 || !vs[0].Regressed || vs[0].Tolerance >= 0.3 {
+		t.Errorf("halved ratio with small spreads: %+v", vs)
 	}
 }
