@@ -36,12 +36,26 @@ race:
 	$(GO) test -race ./...
 
 # Fuzz targets are discovered, not listed, so new ones run without editing
-# this file. Go runs one fuzz target per invocation.
+# this file. Go runs one fuzz target per invocation. Go 1.26's fuzz
+# coordinator can fail a target with a bare "context deadline exceeded" when
+# -fuzztime ends while a worker is busy (golang/go#75804, fixed in Go 1.27);
+# that outcome writes no failing input and is reported, not fatal. Any run
+# that writes a failing input fails the build.
 fuzz-short:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; log="$$(mktemp)"; trap 'rm -f "$$log"' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
 			echo ">> $(GO) test -run=^\$$ -fuzz=^$$target\$$ -fuzztime=$(FUZZTIME) $$pkg"; \
-			$(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg; \
+			if $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg >"$$log" 2>&1; then \
+				cat "$$log"; \
+			else \
+				cat "$$log"; \
+				if grep -q 'context deadline exceeded' "$$log" && ! grep -q 'Failing input written' "$$log"; then \
+					echo ">> $$target: ignored golang/go#75804 (deadline race in the fuzz coordinator, no failing input)"; \
+				else \
+					exit 1; \
+				fi; \
+			fi; \
 		done; \
 	done
 

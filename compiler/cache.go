@@ -11,7 +11,8 @@ import (
 // Cache holds compiled programs by (language, text), at most a fixed
 // number of them, evicting with the CLOCK algorithm (an approximation of
 // least recently used that lets hits run under a shared lock). It is safe
-// for concurrent use. Failed compilations are not cached.
+// for concurrent use. Failed compilations are not cached, nor are texts
+// longer than MaxCachedText, so that the memory the cache holds is bounded.
 type Cache struct {
 	mu      sync.RWMutex
 	size    int
@@ -20,6 +21,9 @@ type Cache struct {
 	hand    int
 	compile func(Lang, string) (*vm.Program, error)
 }
+
+// MaxCachedText is the longest constraint text a Cache keeps.
+const MaxCachedText = 16 << 10
 
 type cacheKey struct {
 	lang Lang
@@ -51,8 +55,8 @@ func (c *Cache) Compile(lang Lang, text string) (*vm.Program, error) {
 		return e.prog, nil
 	}
 	p, err := c.compile(lang, text)
-	if err != nil {
-		return nil, err
+	if err != nil || len(text) > MaxCachedText {
+		return p, err
 	}
 	c.insert(cacheKey{lang, strings.Clone(text)}, p)
 	return p, nil

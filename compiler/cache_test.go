@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -103,5 +104,18 @@ func TestCacheConcurrentCallers(t *testing.T) {
 func TestUnknownLanguage(t *testing.T) {
 	if _, err := Compile("cobol", "a=1"); !errors.Is(err, ErrUnknownLang) {
 		t.Errorf("Compile in an unknown language: %v, want ErrUnknownLang", err)
+	}
+}
+
+func TestCacheSkipsHugeTexts(t *testing.T) {
+	c, calls := countingCache(8)
+	huge := strings.Repeat("x", MaxCachedText+1)
+	for range 2 {
+		if p, err := c.Compile(Slurm, huge); p == nil || err != nil {
+			t.Fatalf("Compile of a huge text = %v, %v", p, err)
+		}
+	}
+	if calls.Load() != 2 || c.Len() != 0 {
+		t.Errorf("%d compilations and %d cached, want 2 and 0", calls.Load(), c.Len())
 	}
 }

@@ -3,6 +3,7 @@ package compiler
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/index"
@@ -106,11 +107,22 @@ func (g *codegen) node(n ast.Node) error {
 
 // list emits an and (isAnd) or an or of xs: each operand after the first
 // is guarded by a jump to the end, taken when the running result is empty
-// (and) or every live node (or), because then it can no longer change.
+// (and) or every live node (or), because then it can no longer change. A
+// negated operand of an and after the first becomes an and-not.
 func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 	if len(xs) == 0 {
 		g.b.Const(isAnd)
 		return nil
+	}
+	if _, neg := xs[0].(*ast.Not); neg && isAnd {
+		// Start from an operand that needs no complement, so that every
+		// negated one can be an and-not.
+		for j, x := range xs {
+			if _, neg := x.(*ast.Not); !neg {
+				xs = append([]ast.Node{x}, slices.Delete(slices.Clone(xs), j, j+1)...)
+				break
+			}
+		}
 	}
 	base := len(g.labels)
 	for i, x := range xs {
@@ -120,6 +132,14 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			} else {
 				g.labels = append(g.labels, g.b.JumpIfFull())
 			}
+		}
+		if not, ok := x.(*ast.Not); ok && isAnd && i > 0 {
+			// x ⊆ live, so x ∩ (live ∖ y) = x ∖ y: one pass, not two.
+			if err := g.node(not.X); err != nil {
+				return err
+			}
+			g.b.AndNot()
+			continue
 		}
 		if err := g.node(x); err != nil {
 			return err

@@ -8,7 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/compiler/slurm"
+	"github.com/nodesift/sift/index"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -95,6 +97,37 @@ func TestFluxErrorsKeepTheByteOffset(t *testing.T) {
 		var off interface{ ByteOffset() int }
 		if !errors.As(err, &off) {
 			t.Errorf("Compile(%s, %q) error %v has no ByteOffset", tt.lang, tt.text, err)
+		}
+	}
+}
+
+func TestMalformedTreesAreErrorsNotPanics(t *testing.T) {
+	var nilSnap *index.Snapshot
+	trees := []ast.Node{
+		nil,
+		&ast.And{X: []ast.Node{nil, &ast.Property{Name: "x"}}},
+		&ast.Not{},
+		&ast.Compare{Key: "a", Op: 99, Value: "1"},
+	}
+	for _, tree := range trees {
+		if _, err := CompileAST(tree, nilSnap); err == nil {
+			t.Errorf("CompileAST(%#v) succeeded", tree)
+		}
+	}
+	if _, err := CompileFor(Slurm, "a=1|b<2", nilSnap); err != nil {
+		t.Errorf("CompileFor with a nil snapshot: %v", err)
+	}
+}
+
+func TestNegatedOperandsOfAndBecomeAndNot(t *testing.T) {
+	for _, text := range []string{"gpu -big -ib", "-big -ib gpu", "-big gpu -ib"} {
+		p, err := Compile(Requires, text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dis := p.Disassemble()
+		if strings.Count(dis, " and_not\n") != 2 || strings.Contains(dis, " not\n") {
+			t.Errorf("%s: want two and_not instructions and no not:\n%s", text, dis)
 		}
 	}
 }

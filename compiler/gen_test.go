@@ -157,6 +157,12 @@ func grammarValue(s string) string {
 	return s
 }
 
+// genHostlists are RFC 29 hostlists over genNodes' names (node0, node1, ...).
+var genHostlists = []string{
+	"node[1-20]", "node[0-5,30-40]", "node7", "node[01-10]", "n[1-3]", "node[3-3]",
+	"node[60-99999]", "node1,node2", "node[1-2][0-9]", "other",
+}
+
 // genSlurm returns a random tree over the Slurm grammar: and/or of
 // comparison leaves.
 func genSlurm(b *byteSource, depth int) ast.Node {
@@ -184,11 +190,17 @@ func genRFC31(b *byteSource, depth int) ast.Node { return genTree(b, depth, fals
 
 func genTree(b *byteSource, depth int, compare bool) ast.Node {
 	if depth == 0 || b.intn(3) == 0 {
-		leaves := 6
+		leaves := 7
 		if !compare {
-			leaves = 4
+			leaves = 5
 		}
 		switch b.intn(leaves) {
+		case 4:
+			h := &ast.Hostlist{}
+			for range 1 + b.intn(2) {
+				h.Exprs = append(h.Exprs, pick(b, genHostlists))
+			}
+			return h
 		case 0:
 			return &ast.Const{Value: b.intn(2) == 0}
 		case 1, 2:

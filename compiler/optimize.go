@@ -21,6 +21,13 @@ type Stats interface {
 	KeyStats(key string) index.KeyStats
 }
 
+// LeafEstimator is implemented by statistics that can count the matches of
+// one Slurm leaf directly, as *index.Snapshot does; the optimizer prefers it
+// to the per-key summary of Stats.
+type LeafEstimator interface {
+	EstimateLeaf(key string, op index.Op, v *index.Operand) int
+}
+
 // Optimize returns an equivalent tree that is cheaper to run: nested and/or
 // flattened, constants folded, duplicate operands dropped, double negations
 // removed and, when stats is not nil, the operands of and ordered most
@@ -28,22 +35,27 @@ type Stats interface {
 // sooner that way). Without stats the source order is kept. n is not
 // modified.
 func Optimize(n ast.Node, stats Stats) ast.Node {
+	if s, ok := stats.(*index.Snapshot); ok && s == nil {
+		stats = nil
+	}
 	o := optimizer{stats: stats}
+	o.leaves, _ = stats.(LeafEstimator)
 	return o.node(n)
 }
 
 type optimizer struct {
-	stats Stats
-	seed  maphash.Seed
-	seen  map[uint64][]int
+	stats  Stats
+	leaves LeafEstimator // nil when stats cannot estimate single leaves
+	seed   maphash.Seed
+	seen   map[uint64][]int
 }
 
 func (o *optimizer) node(n ast.Node) ast.Node {
 	switch n := n.(type) {
 	case *ast.And:
-		return o.list(n.Start, n.X, true)
+		return o.list(n, n.Start, n.X, true)
 	case *ast.Or:
-		return o.list(n.Start, n.X, false)
+		return o.list(n, n.Start, n.X, false)
 	case *ast.Not:
 		x := o.node(n.X)
 		switch x := x.(type) {
@@ -53,6 +65,9 @@ func (o *optimizer) node(n ast.Node) ast.Node {
 			// Every set the VM computes lies within the live nodes, so
 			// complementing twice within them gives the set back.
 			return x.X
+		}
+		if x == n.X {
+			return n
 		}
 		return &ast.Not{Start: n.Start, X: x}
 	case *ast.Hostlist:
@@ -67,95 +82,130 @@ func (o *optimizer) node(n ast.Node) ast.Node {
 	return n
 }
 
-// list optimizes an and (isAnd) or an or of xs.
-func (o *optimizer) list(start int, xs []ast.Node, isAnd bool) ast.Node {
+// list optimizes orig, an and (isAnd) or an or of xs. A list that needs no
+// change is returned as it is, without copying.
+func (o *optimizer) list(orig ast.Node, start int, xs []ast.Node, isAnd bool) ast.Node {
 	// identity is the constant an operand can be dropped for; the other
 	// constant decides the whole list.
 	identity := isAnd
-	out := make([]ast.Node, 0, len(xs))
-	add := func(x ast.Node) bool {
-		x = o.node(x)
-		switch x := x.(type) {
+	var out []ast.Node // stays nil while every operand is kept as it is
+	copyUpTo := func(i int) {
+		if out == nil {
+			out = make([]ast.Node, i, len(xs)+4)
+			copy(out, xs[:i])
+		}
+	}
+	for i, x := range xs {
+		y := o.node(x)
+		switch y := y.(type) {
 		case *ast.Const:
-			return x.Value == identity
+			if y.Value != identity {
+				return &ast.Const{Start: start, Value: !identity}
+			}
+			copyUpTo(i)
+			continue
 		case *ast.And:
 			if isAnd {
-				out = append(out, x.X...)
-				return true
+				copyUpTo(i)
+				out = append(out, y.X...)
+				continue
 			}
 		case *ast.Or:
 			if !isAnd {
-				out = append(out, x.X...)
-				return true
+				copyUpTo(i)
+				out = append(out, y.X...)
+				continue
 			}
 		}
-		out = append(out, x)
-		return true
-	}
-	for _, x := range xs {
-		if !add(x) {
-			return &ast.Const{Start: start, Value: !identity}
+		if y != x {
+			copyUpTo(i)
+		}
+		if out != nil {
+			out = append(out, y)
 		}
 	}
-	out = o.dedupe(out)
-	switch len(out) {
+	kept := out
+	if kept == nil {
+		kept = xs
+	}
+	kept = o.dedupe(kept, out != nil)
+	switch len(kept) {
 	case 0:
 		return &ast.Const{Start: start, Value: identity}
 	case 1:
-		return out[0]
+		return kept[0]
 	}
 	if o.stats != nil {
-		o.order(out, isAnd)
+		if sorted := o.order(kept, isAnd); sorted != nil {
+			kept = sorted
+		}
+	}
+	if len(kept) == len(xs) && &kept[0] == &xs[0] {
+		return orig
 	}
 	if isAnd {
-		return &ast.And{Start: start, X: out}
+		return &ast.And{Start: start, X: kept}
 	}
-	return &ast.Or{Start: start, X: out}
+	return &ast.Or{Start: start, X: kept}
 }
 
-// dedupe drops operands structurally equal to an earlier one, keeping the
-// first occurrence.
-func (o *optimizer) dedupe(xs []ast.Node) []ast.Node {
+// dedupe returns xs without operands structurally equal to an earlier one,
+// keeping first occurrences. It returns xs itself when nothing is dropped,
+// and edits xs in place only when owned.
+func (o *optimizer) dedupe(xs []ast.Node, owned bool) []ast.Node {
 	if len(xs) < 2 {
 		return xs
 	}
 	const pairwise = 16
+	var dup func(i int) bool
 	if len(xs) <= pairwise {
-		keep := xs[:0]
-		for _, x := range xs {
-			dup := false
-			for _, k := range keep {
-				if equal(k, x) {
-					dup = true
-					break
+		dup = func(i int) bool {
+			for j := range i {
+				if equal(xs[j], xs[i]) {
+					return true
 				}
 			}
-			if !dup {
-				keep = append(keep, x)
-			}
+			return false
 		}
-		return keep
+	} else {
+		if o.seen == nil {
+			o.seed = maphash.MakeSeed()
+			o.seen = make(map[uint64][]int)
+		}
+		clear(o.seen)
+		dup = func(i int) bool {
+			var h maphash.Hash
+			h.SetSeed(o.seed)
+			hashNode(&h, xs[i])
+			sum := h.Sum64()
+			for _, j := range o.seen[sum] {
+				if equal(xs[j], xs[i]) {
+					return true
+				}
+			}
+			o.seen[sum] = append(o.seen[sum], i)
+			return false
+		}
 	}
-	if o.seen == nil {
-		o.seed = maphash.MakeSeed()
-		o.seen = make(map[uint64][]int)
+	// Decide every operand against the original order first, then compact.
+	var drop []bool
+	for i := range xs {
+		if dup(i) {
+			if drop == nil {
+				drop = make([]bool, len(xs))
+			}
+			drop[i] = true
+		}
 	}
-	clear(o.seen)
+	if drop == nil {
+		return xs
+	}
 	keep := xs[:0]
-	for _, x := range xs {
-		var h maphash.Hash
-		h.SetSeed(o.seed)
-		hashNode(&h, x)
-		sum := h.Sum64()
-		dup := false
-		for _, i := range o.seen[sum] {
-			if equal(keep[i], x) {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			o.seen[sum] = append(o.seen[sum], len(keep))
+	if !owned {
+		keep = make([]ast.Node, 0, len(xs))
+	}
+	for i, x := range xs {
+		if !drop[i] {
 			keep = append(keep, x)
 		}
 	}
@@ -163,8 +213,9 @@ func (o *optimizer) dedupe(xs []ast.Node) []ast.Node {
 }
 
 // order sorts operands by estimated match count: ascending for and,
-// descending for or. The sort is stable so ties keep source order.
-func (o *optimizer) order(xs []ast.Node, isAnd bool) {
+// descending for or. The sort is stable so ties keep source order. It
+// returns a new slice, or nil when the order does not change.
+func (o *optimizer) order(xs []ast.Node, isAnd bool) []ast.Node {
 	total := o.stats.Len()
 	est := make([]int, len(xs))
 	idx := make([]int, len(xs))
@@ -178,11 +229,18 @@ func (o *optimizer) order(xs []ast.Node, isAnd bool) {
 		}
 		return cmp.Compare(est[b], est[a])
 	})
+	moved := false
+	for i, j := range idx {
+		moved = moved || i != j
+	}
+	if !moved {
+		return nil
+	}
 	sorted := make([]ast.Node, len(xs))
 	for i, j := range idx {
 		sorted[i] = xs[j]
 	}
-	copy(xs, sorted)
+	return sorted
 }
 
 // estimate guesses how many of total nodes satisfy n.
@@ -194,6 +252,10 @@ func (o *optimizer) estimate(n ast.Node, total int) int {
 		}
 		return 0
 	case *ast.Compare:
+		if o.leaves != nil && int(n.Op) < len(cmpOps) {
+			v := operand(n.Value)
+			return o.leaves.EstimateLeaf(n.Key, cmpOps[n.Op], &v)
+		}
 		k := o.stats.KeyStats(n.Key)
 		nodes := k.Nodes - k.Unusable
 		if nodes <= 0 {

@@ -102,3 +102,43 @@ func TestDedupeOfManyOperands(t *testing.T) {
 		t.Errorf("or of 100 operands over 20 distinct kept %d", len(got.X))
 	}
 }
+
+func TestOptimizeKeepsAnOptimalTreeAsItIs(t *testing.T) {
+	tree := or(and(leaf("a", ast.OpEq, "1"), leaf("b", ast.OpLt, "2")), not(prop("x")), leaf("c", ast.OpNe, "3"))
+	if got := Optimize(tree, nil); got != ast.Node(tree) {
+		t.Errorf("Optimize rebuilt a tree it did not change: %s", ast.Dump(got))
+	}
+	if a := testing.AllocsPerRun(20, func() { Optimize(tree, nil) }); a != 0 {
+		t.Errorf("Optimize of an optimal tree allocates %v times, want 0", a)
+	}
+}
+
+func TestDedupeOfManyOperandsKeepsTheInput(t *testing.T) {
+	var xs []ast.Node
+	for i := range 40 {
+		xs = append(xs, prop(string(rune('a'+i%20))))
+	}
+	before := ast.Dump(or(xs...))
+	Optimize(or(xs...), nil)
+	if after := ast.Dump(or(xs...)); after != before {
+		t.Errorf("Optimize modified its input's operands")
+	}
+}
+
+// leafStats also estimates single leaves: "x" values below 10 are rare.
+type leafStats struct{ fakeStats }
+
+func (leafStats) EstimateLeaf(key string, op index.Op, v *index.Operand) int {
+	if op == index.Lt && v.NumOK && v.Num <= 10 {
+		return 1
+	}
+	return 900
+}
+
+func TestOptimizePrefersLeafEstimates(t *testing.T) {
+	stats := leafStats{fakeStats{len: 1000, keys: map[string][2]int{"x": {1000, 1000}}}}
+	in := and(leaf("x", ast.OpEq, "5"), leaf("x", ast.OpLt, "3"))
+	if got, want := ast.Dump(Optimize(in, stats)), `and(["x"<"3"] ["x"="5"])`; got != want {
+		t.Errorf("Optimize = %s, want %s", got, want)
+	}
+}

@@ -1,8 +1,10 @@
 package index
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -19,9 +21,60 @@ type hostKey struct {
 
 // hostCol holds the nodes of one hostname column sorted by numeric suffix.
 type hostCol struct {
-	vals []uint64 // by position, ascending (unique: names are unique)
-	p    postings
+	// A column whose values and ids both count up in step from v0 and id0
+	// (nodes named in id order, the usual case) keeps only those and n.
+	seq    bool
+	v0     uint64
+	id0, n uint32
+	vals   []uint64 // by position, ascending (unique: names are unique)
+	p      postings
 }
+
+func newHostCol(vals []uint64, ids, bounds []uint32, words int) *hostCol {
+	seq := true
+	for i := range vals {
+		if vals[i]-vals[0] != uint64(i) || ids[i]-ids[0] != uint32(i) {
+			seq = false
+			break
+		}
+	}
+	if seq && len(vals) > 0 {
+		return &hostCol{seq: true, v0: vals[0], id0: ids[0], n: uint32(len(vals))}
+	}
+	return &hostCol{vals: vals, p: newPostings(ids, bounds, words)}
+}
+
+// find returns the id of the node whose suffix is v.
+func (h *hostCol) find(v uint64) (uint32, bool) {
+	if h.seq {
+		if v >= h.v0 && v-h.v0 < uint64(h.n) {
+			return h.id0 + uint32(v-h.v0), true
+		}
+		return 0, false
+	}
+	i := sort.Search(len(h.vals), func(k int) bool { return h.vals[k] >= v })
+	if i < len(h.vals) && h.vals[i] == v {
+		return h.p.ids[i], true
+	}
+	return 0, false
+}
+
+// orRange ORs into dst the nodes whose suffix is in [lo, hi].
+func (h *hostCol) orRange(dst []uint64, lo, hi uint64) {
+	if h.seq {
+		last := h.v0 + uint64(h.n) - 1
+		lo, hi = max(lo, h.v0), min(hi, last)
+		if lo <= hi {
+			setRun(dst, h.id0+uint32(lo-h.v0), h.id0+uint32(hi-h.v0))
+		}
+		return
+	}
+	i := sort.Search(len(h.vals), func(k int) bool { return h.vals[k] >= lo })
+	j := sort.Search(len(h.vals), func(k int) bool { return h.vals[k] > hi })
+	h.p.orSpan(dst, span{uint32(i), uint32(j)})
+}
+
+func (h *hostCol) sizeBytes() int { return 48 + 8*len(h.vals) + h.p.sizeBytes() }
 
 // rankCol holds every node's rank, sorted.
 type rankCol struct {
@@ -32,26 +85,59 @@ type rankCol struct {
 // base is the columnar part of a snapshot: built once, then shared by every
 // later snapshot until the next fold.
 type base struct {
-	bound  uint32
-	words  int
-	nodes  []*Node  // by id; nil for holes
-	has    []uint64 // dense: node has parsed extra data
-	byName map[string]uint32
-	cols   map[string]*column
-	props  map[string]*roaring.Bitmap
-	hosts  map[hostKey]*hostCol
-	ranks  rankCol
-	live   *roaring.Bitmap
+	bound uint32
+	words int
+	nodes []*Node  // by id; nil for holes
+	has   []uint64 // dense: node has parsed extra data
+	liveW []uint64 // dense: live ids
+	// other maps the names that have no hostname column (no trailing
+	// digits, or too many); every other name is found through its column.
+	other map[string]uint32
+	cols  map[string]*column
+	props map[string]*roaring.Bitmap
+	hosts map[hostKey]*hostCol
+	// ranks is nil when every node's rank is its id, the usual case.
+	ranks *rankCol
+	live  *roaring.Bitmap
+}
+
+// lookup returns the id of the live node named name.
+func (b *base) lookup(name string) (uint32, bool) {
+	alpha, digits := SplitHost(name)
+	if digits != "" {
+		if v, ok := digitsValue(digits); ok {
+			if hc := b.hosts[hostKey{alpha, len(digits)}]; hc != nil {
+				return hc.find(v)
+			}
+			return 0, false
+		}
+	}
+	id, ok := b.other[name]
+	return id, ok
 }
 
 // baseBuilder gathers nodes in id order and then builds their columns.
 type baseBuilder struct {
 	b       *base
 	cols    map[string]*colBuilder
-	propIDs map[string][]uint32
-	hostIDs map[hostKey][]hostRef
-	ranks   []hostRef
-	num     []byte
+	propIDs map[string]*[]uint32
+	hostIDs map[hostKey]*[]hostRef
+	ranks   []uint32 // by id
+	// identity stays set while every node's rank equals its id.
+	identity bool
+	dup      string // a name seen twice
+	num      []byte
+	// Documents and feature lists mostly repeat their keys in the same
+	// order: caching by position skips most map lookups.
+	keyCache  []keyed[*colBuilder]
+	featCache []keyed[*[]uint32]
+	lastHost  hostKey
+	lastRefs  *[]hostRef
+}
+
+type keyed[T any] struct {
+	key string
+	v   T
 }
 
 type hostRef struct {
@@ -64,45 +150,96 @@ func newBaseBuilder(bound uint32) *baseBuilder {
 	return &baseBuilder{
 		b: &base{
 			bound: bound, words: words, nodes: make([]*Node, bound), has: make([]uint64, words),
-			byName: make(map[string]uint32, bound), live: roaring.New(),
+			liveW: make([]uint64, words), other: map[string]uint32{}, live: roaring.New(),
 		},
-		cols:    map[string]*colBuilder{},
-		propIDs: map[string][]uint32{},
-		hostIDs: map[hostKey][]hostRef{},
+		ranks:    make([]uint32, bound),
+		identity: true,
+		cols:     map[string]*colBuilder{},
+		propIDs:  map[string]*[]uint32{},
+		hostIDs:  map[hostKey]*[]hostRef{},
 	}
 }
 
 func (bb *baseBuilder) col(key []byte) *colBuilder {
 	c, ok := bb.cols[string(key)]
 	if !ok {
-		c = newColBuilder()
+		c = newColBuilder(bb.b.bound)
 		bb.cols[string(key)] = c
 	}
 	return c
+}
+
+// colAt is col with a cache of the key seen at position i of the last
+// documents.
+func (bb *baseBuilder) colAt(i int, key []byte) *colBuilder {
+	if i < len(bb.keyCache) && bb.keyCache[i].key == string(key) {
+		return bb.keyCache[i].v
+	}
+	c := bb.col(key)
+	if i < len(bb.keyCache) {
+		bb.keyCache[i] = keyed[*colBuilder]{string(key), c}
+	} else if i == len(bb.keyCache) {
+		bb.keyCache = append(bb.keyCache, keyed[*colBuilder]{string(key), c})
+	}
+	return c
+}
+
+func (bb *baseBuilder) prop(i int, f string) *[]uint32 {
+	if i < len(bb.featCache) && bb.featCache[i].key == f {
+		return bb.featCache[i].v
+	}
+	ids, ok := bb.propIDs[f]
+	if !ok {
+		ids = new([]uint32)
+		bb.propIDs[f] = ids
+	}
+	if i < len(bb.featCache) {
+		bb.featCache[i] = keyed[*[]uint32]{f, ids}
+	} else if i == len(bb.featCache) {
+		bb.featCache = append(bb.featCache, keyed[*[]uint32]{f, ids})
+	}
+	return ids
 }
 
 // addNode records everything but the extra values of a live node.
 func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 	b := bb.b
 	b.nodes[id] = n
-	b.byName[n.Name] = id
+	b.liveW[id>>6] |= 1 << (id & 63)
 	if has {
 		b.has[id>>6] |= 1 << (id & 63)
 	}
-	for _, f := range n.Features {
-		ids := bb.propIDs[f]
-		if len(ids) > 0 && ids[len(ids)-1] == id {
+	for i, f := range n.Features {
+		ids := bb.prop(i, f)
+		if len(*ids) > 0 && (*ids)[len(*ids)-1] == id {
 			continue
 		}
-		bb.propIDs[f] = append(ids, id)
+		*ids = append(*ids, id)
 	}
+	bb.ranks[id] = n.Rank
+	bb.identity = bb.identity && n.Rank == id
+	hosted := false
 	if alpha, digits := SplitHost(n.Name); digits != "" {
 		if v, ok := digitsValue(digits); ok {
+			hosted = true
 			k := hostKey{alpha, len(digits)}
-			bb.hostIDs[k] = append(bb.hostIDs[k], hostRef{v, id})
+			if bb.lastRefs == nil || k != bb.lastHost {
+				refs, ok := bb.hostIDs[k]
+				if !ok {
+					refs = new([]hostRef)
+					bb.hostIDs[k] = refs
+				}
+				bb.lastHost, bb.lastRefs = k, refs
+			}
+			*bb.lastRefs = append(*bb.lastRefs, hostRef{v, id})
 		}
 	}
-	bb.ranks = append(bb.ranks, hostRef{uint64(n.Rank), id})
+	if !hosted {
+		if _, dup := b.other[n.Name]; dup {
+			bb.dup = n.Name
+		}
+		b.other[n.Name] = id
+	}
 }
 
 // addExtra parses raw with p and records its values; it reports whether raw
@@ -116,8 +253,10 @@ func (bb *baseBuilder) addExtra(p *fastjson.Parser, id uint32, raw []byte) bool 
 	if err != nil {
 		return true
 	}
+	i := 0
 	o.Visit(func(key []byte, v *fastjson.Value) {
-		c := bb.col(cBytes(key))
+		c := bb.colAt(i, cBytes(key))
+		i++
 		switch v.Type() {
 		case fastjson.TypeNumber:
 			bb.num = v.MarshalTo(bb.num[:0])
@@ -136,8 +275,12 @@ func (bb *baseBuilder) addExtra(p *fastjson.Parser, id uint32, raw []byte) bool 
 	return true
 }
 
-func (bb *baseBuilder) finish() *base {
+// finish builds the columns; it fails when two nodes share a name.
+func (bb *baseBuilder) finish() (*base, error) {
 	b := bb.b
+	if bb.dup != "" {
+		return nil, fmt.Errorf("index: duplicate node name %q", bb.dup)
+	}
 	b.cols = make(map[string]*column, len(bb.cols))
 	for k, c := range bb.cols {
 		b.cols[k] = c.finish(b.bound, b.words)
@@ -145,28 +288,39 @@ func (bb *baseBuilder) finish() *base {
 	b.props = make(map[string]*roaring.Bitmap, len(bb.propIDs))
 	for f, ids := range bb.propIDs {
 		bm := roaring.New()
-		bm.AddMany(ids)
+		bm.AddMany(*ids)
 		bm.RunOptimize()
 		b.props[f] = bm
 	}
 	b.hosts = make(map[hostKey]*hostCol, len(bb.hostIDs))
 	for k, refs := range bb.hostIDs {
-		vals, ids, bounds := sortRefs(refs)
-		b.hosts[k] = &hostCol{vals: vals, p: newPostings(ids, bounds, b.words)}
-	}
-	vals, ids, bounds := sortRefs(bb.ranks)
-	rv := make([]uint32, len(vals))
-	for i, v := range vals {
-		rv[i] = uint32(v)
-	}
-	b.ranks = rankCol{vals: rv, p: newPostings(ids, bounds, b.words)}
-	for id, n := range b.nodes {
-		if n != nil {
-			b.live.Add(uint32(id))
+		vals, ids, bounds := sortRefs(*refs)
+		if len(bounds) != len(vals)+1 {
+			for i := 1; i < len(vals); i++ {
+				if vals[i] == vals[i-1] {
+					return nil, fmt.Errorf("index: duplicate node name %q", b.nodes[ids[i]].Name)
+				}
+			}
 		}
+		b.hosts[k] = newHostCol(vals, ids, bounds, b.words)
 	}
+	if !bb.identity {
+		refs := make([]hostRef, 0, len(bb.ranks))
+		for id, n := range b.nodes {
+			if n != nil {
+				refs = append(refs, hostRef{uint64(bb.ranks[id]), uint32(id)})
+			}
+		}
+		vals, ids, bounds := sortRefs(refs)
+		rv := make([]uint32, len(vals))
+		for i, v := range vals {
+			rv[i] = uint32(v)
+		}
+		b.ranks = &rankCol{vals: rv, p: newPostings(ids, bounds, b.words)}
+	}
+	b.live = roaring.FromDense(b.liveW, false)
 	b.live.RunOptimize()
-	return b
+	return b, nil
 }
 
 // sortRefs orders refs by (value, id) and returns the values and ids by
@@ -229,6 +383,9 @@ func fastNumber(text []byte) float64 {
 		}
 	}
 	if real {
+		if f, ok := simpleDecimal(text); ok {
+			return f
+		}
 		f, _ := strconv.ParseFloat(unsafe.String(unsafe.SliceData(text), len(text)), 64)
 		return f
 	}
@@ -267,8 +424,45 @@ func fastNumber(text []byte) float64 {
 	return float64(int64(u))
 }
 
+var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// simpleDecimal reads [-]digits.digits with at most 15 digits in all:
+// mantissa and power of ten are then exact float64s and one IEEE division
+// rounds correctly, exactly as strtod would.
+func simpleDecimal(text []byte) (float64, bool) {
+	s := text
+	neg := len(s) > 0 && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	var m uint64
+	digits, frac, dot := 0, 0, false
+	for _, c := range s {
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if dot {
+				frac++
+			}
+		case c == '.' && !dot:
+			dot = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	f := float64(m) / pow10[frac]
+	if neg {
+		f = -f
+	}
+	return f, true
+}
+
 // buildBase indexes nodes (nil entries are holes) with one reused parser.
-func buildBase(nodes []*Node) *base {
+func buildBase(nodes []*Node) (*base, error) {
 	bb := newBaseBuilder(uint32(len(nodes)))
 	var p fastjson.Parser
 	for id, n := range nodes {

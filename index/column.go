@@ -6,16 +6,27 @@ import (
 	"strings"
 )
 
-// nanRef marks a NaN number in column.ref: NaN nodes sit outside the sorted
-// order because they compare greater than every request.
-const nanRef = math.MaxUint32
+// A vref packs one node's value under a key into 32 bits: the Kind in the
+// top three bits (0: missing) and the index of the value among its type's
+// distinct values below. NaN numbers sit outside the sorted order, because
+// they compare greater than every request: they get index nanIdx.
+const (
+	kindShift = 29
+	idxMask   = 1<<kindShift - 1
+	nanIdx    = idxMask
+)
+
+func vref(k Kind, idx uint32) uint32 { return uint32(k)<<kindShift | idx }
 
 // column holds every node's value under one extra key, split by the node's
 // JSON type. Each type keeps its distinct values in ascending order and the
 // ids sorted by value, so every leaf is one or two position intervals.
 type column struct {
-	kind []Kind   // by id; KindMissing past the end
-	ref  []uint32 // by id: index of the node's value among its type's distinct values
+	// Each node's vref: dense by id, or, for keys most nodes lack, as
+	// sparse (id, vref) pairs sorted by id.
+	dense      []uint32
+	sparseIDs  []uint32
+	sparseRefs []uint32
 
 	nums     []float64 // distinct non-NaN numbers, ascending
 	numStart []uint32  // position where each distinct number starts, then the count
@@ -30,17 +41,31 @@ type column struct {
 	boolStart []uint32
 	boolP     postings
 
-	unusable int
+	unusable []uint32 // ids, ascending
 }
 
-func (c *column) value(id uint32) Value {
-	if int(id) >= len(c.kind) {
-		return Value{}
+// ref returns node id's vref (0 when the node lacks the key).
+func (c *column) ref(id uint32) uint32 {
+	if c.dense != nil {
+		if int(id) < len(c.dense) {
+			return c.dense[id]
+		}
+		return 0
 	}
-	r := c.ref[id]
-	switch c.kind[id] {
+	if i := searchU32(c.sparseIDs, id); i < len(c.sparseIDs) && c.sparseIDs[i] == id {
+		return c.sparseRefs[i]
+	}
+	return 0
+}
+
+func (c *column) kind(id uint32) Kind { return Kind(c.ref(id) >> kindShift) }
+
+func (c *column) value(id uint32) Value {
+	v := c.ref(id)
+	r := v & idxMask
+	switch Kind(v >> kindShift) {
 	case KindNumber:
-		if r == nanRef {
+		if r == nanIdx {
 			return Value{Kind: KindNumber, Num: math.NaN()}
 		}
 		return Value{Kind: KindNumber, Num: c.nums[r]}
@@ -97,31 +122,26 @@ func searchFirst(n int, f func(int) bool) int {
 	return lo
 }
 
-// orLeaf ORs into dst the ids in this column satisfying `value op o`.
-func (c *column) orLeaf(op Op, o *Operand, dst []uint64) {
+// writeLeaf ORs into k the ids in this column satisfying `value op o`.
+func (c *column) writeLeaf(op Op, o *Operand, k *sink) {
 	if o.NumOK && len(c.num.ids) > 0 {
 		i, j := numBounds(c.nums, o.Num)
-		c.orSpans(&c.num, op, c.numStart[i], c.numStart[j], dst)
+		c.num.writeSpans(k, opSpans(op, c.numStart[i], c.numStart[j], uint32(len(c.num.ids))))
 	}
 	if len(c.nan) > 0 && o.NumOK && op.holds(1) {
+		k.prepare()
 		for _, id := range c.nan {
-			dst[id>>6] |= 1 << (id & 63)
+			k.dst[id>>6] |= 1 << (id & 63)
 		}
 	}
 	if len(c.str.ids) > 0 {
 		i, j := strBounds(c.strs, o.Raw)
-		c.orSpans(&c.str, op, c.strStart[i], c.strStart[j], dst)
+		c.str.writeSpans(k, opSpans(op, c.strStart[i], c.strStart[j], uint32(len(c.str.ids))))
 	}
 	if len(c.boolP.ids) > 0 {
 		i, j := boolBounds(c.bools, o.Bool)
-		c.orSpans(&c.boolP, op, c.boolStart[i], c.boolStart[j], dst)
+		c.boolP.writeSpans(k, opSpans(op, c.boolStart[i], c.boolStart[j], uint32(len(c.boolP.ids))))
 	}
-}
-
-func (c *column) orSpans(p *postings, op Op, i, j uint32, dst []uint64) {
-	ss := opSpans(op, i, j, uint32(len(p.ids)))
-	p.orSpan(dst, ss[0])
-	p.orSpan(dst, ss[1])
 }
 
 // estimate counts the ids in this column satisfying the leaf.
@@ -154,13 +174,73 @@ func (c *column) estimate(op Op, o *Operand) int {
 }
 
 func (c *column) sizeBytes() int {
-	n := 5*len(c.kind) + 8*len(c.nums) + 4*len(c.numStart) + 4*len(c.nan)
+	n := 4*len(c.dense) + 4*len(c.sparseIDs) + 4*len(c.sparseRefs) + 4*len(c.unusable) + 8*len(c.nums) + 4*len(c.numStart) + 4*len(c.nan)
 	n += c.num.sizeBytes() + c.str.sizeBytes() + c.boolP.sizeBytes()
 	n += 4*len(c.strStart) + 4*len(c.boolStart) + 2*len(c.bools)
 	for _, s := range c.strs {
 		n += 16 + len(s)
 	}
 	return n
+}
+
+// numEnt is one node's number as an order-preserving integer key.
+type numEnt struct {
+	key uint64
+	id  uint32
+}
+
+// floatKey maps a non-NaN float64 to a uint64 with the same order (-0 and 0
+// share a key: they compare alike).
+func floatKey(f float64) uint64 {
+	if f == 0 {
+		return 1 << 63
+	}
+	b := math.Float64bits(f)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func keyFloat(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
+}
+
+// radixSort sorts es by key, stably (ids stay ascending within a key),
+// skipping the byte positions on which every key agrees.
+func radixSort(es []numEnt) []numEnt {
+	var hist [8][256]int
+	for _, e := range es {
+		for d := 0; d < 8; d++ {
+			hist[d][byte(e.key>>(8*d))]++
+		}
+	}
+	tmp := make([]numEnt, len(es))
+	for d := 0; d < 8; d++ {
+		h := &hist[d]
+		if h[byte(es[0].key>>(8*d))] == len(es) {
+			continue
+		}
+		sum := 0
+		for i := range h {
+			sum, h[i] = sum+h[i], sum
+		}
+		for _, e := range es {
+			b := byte(e.key >> (8 * d))
+			tmp[h[b]] = e
+			h[b]++
+		}
+		es, tmp = tmp, es
+	}
+	return es
+}
+
+type hotStr struct {
+	s string
+	v uint32 // value index + 1; 0 when empty
 }
 
 // ref is one node's value as an index into a builder's first-seen distinct
@@ -170,9 +250,14 @@ type ref struct{ id, v uint32 }
 // colBuilder gathers one key's values node by node (ids ascending), interning
 // each distinct value once so that finishing sorts distinct values only.
 type colBuilder struct {
-	numIdx map[float64]uint32
-	numVal []float64
-	numRef []ref
+	nums []numEnt
+	// unsorted is set once nums are not in key order; late are numbers
+	// merged into a sorted nums at the end.
+	unsorted bool
+	late     []numEnt
+	// strHot is a direct-mapped cache in front of strIdx: most keys have
+	// few distinct strings.
+	strHot [16]hotStr
 	nan    []uint32
 
 	strIdx map[string]uint32
@@ -183,6 +268,9 @@ type colBuilder struct {
 
 	unusable []uint32
 
+	// bound is the id bound of the build, for sizing the lists.
+	bound uint32
+
 	// The last id added and its kind, so a duplicate key in one document
 	// replaces the earlier value (last wins, as in json-c).
 	last     uint32
@@ -190,8 +278,19 @@ type colBuilder struct {
 	any      bool
 }
 
-func newColBuilder() *colBuilder {
-	return &colBuilder{numIdx: map[float64]uint32{}, strIdx: map[string]uint32{}}
+func newColBuilder(bound uint32) *colBuilder {
+	return &colBuilder{strIdx: map[string]uint32{}, bound: bound}
+}
+
+// grow reserves room for s once it is full, projecting its final length
+// from its share of the ids seen so far (id is the node being added), so
+// that large columns grow once instead of doubling repeatedly.
+func grow[T any](s []T, id, bound uint32) []T {
+	if len(s) < cap(s) || len(s) < 1024 {
+		return s
+	}
+	want := int(uint64(len(s)) * uint64(bound) / uint64(id+1) * 9 / 8)
+	return slices.Grow(s, max(want-len(s), len(s)/4))
 }
 
 // begin drops the value id already has (a duplicate key) before a new one.
@@ -205,7 +304,7 @@ func (b *colBuilder) begin(id uint32) {
 		if n := len(b.nan); n > 0 && b.nan[n-1] == id {
 			b.nan = b.nan[:n-1]
 		} else {
-			b.numRef = b.numRef[:len(b.numRef)-1]
+			b.nums = b.nums[:len(b.nums)-1]
 		}
 	case KindString:
 		b.strRef = b.strRef[:len(b.strRef)-1]
@@ -223,26 +322,45 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 		b.nan = append(b.nan, id)
 		return
 	}
-	v, ok := b.numIdx[f]
-	if !ok {
-		v = uint32(len(b.numVal))
-		b.numIdx[f] = v
-		b.numVal = append(b.numVal, f)
+	k := floatKey(f)
+	if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
+		b.unsorted = true
 	}
-	b.numRef = append(b.numRef, ref{id, v})
+	b.nums = grow(b.nums, id, b.bound)
+	b.nums = append(b.nums, numEnt{k, id})
+}
+
+// addLateNum adds a number that belongs after the sorted run of nums was
+// fed in value order (a fold feeds a column's numbers that way, then the
+// few changed nodes' ones).
+func (b *colBuilder) addLateNum(id uint32, f float64) {
+	if f != f {
+		b.nan = append(b.nan, id)
+		return
+	}
+	b.late = append(b.late, numEnt{floatKey(f), id})
 }
 
 func (b *colBuilder) addStr(id uint32, s []byte) {
 	b.begin(id)
 	b.lastKind = KindString
-	v, ok := b.strIdx[string(s)]
-	if !ok {
-		v = uint32(len(b.strVal))
-		str := string(s)
-		b.strIdx[str] = v
-		b.strVal = append(b.strVal, str)
+	k := len(s)
+	if k > 0 {
+		k += int(s[0])*7 + int(s[k-1])*3
 	}
-	b.strRef = append(b.strRef, ref{id, v})
+	h := &b.strHot[k&15]
+	if h.v == 0 || h.s != string(s) {
+		v, ok := b.strIdx[string(s)]
+		if !ok {
+			v = uint32(len(b.strVal))
+			str := string(s)
+			b.strIdx[str] = v
+			b.strVal = append(b.strVal, str)
+		}
+		h.s, h.v = b.strVal[v], v+1
+	}
+	b.strRef = grow(b.strRef, id, b.bound)
+	b.strRef = append(b.strRef, ref{id, h.v - 1})
 }
 
 func (b *colBuilder) addBool(id uint32, t bool) {
@@ -252,6 +370,7 @@ func (b *colBuilder) addBool(id uint32, t bool) {
 	if t {
 		v = 1
 	}
+	b.boolRef = grow(b.boolRef, id, b.bound)
 	b.boolRef = append(b.boolRef, ref{id, v})
 }
 
@@ -277,21 +396,20 @@ func (b *colBuilder) addValue(id uint32, v Value) {
 // finish sorts the distinct values and lays the ids out in value order
 // (ids ascending within one value) with a stable counting sort.
 func (b *colBuilder) finish(bound uint32, words int) *column {
-	c := &column{kind: make([]Kind, bound), ref: make([]uint32, bound), unusable: len(b.unusable)}
+	c := &column{dense: make([]uint32, bound), unusable: b.unusable}
+	slices.Sort(c.unusable)
 	for _, id := range b.unusable {
-		c.kind[id] = KindUnusable
+		c.dense[id] = vref(KindUnusable, 0)
 	}
 	for _, id := range b.nan {
-		c.kind[id], c.ref[id] = KindNumber, nanRef
+		c.dense[id] = vref(KindNumber, nanIdx)
 	}
 	c.nan = b.nan
 
-	order := sortedOrder(len(b.numVal), func(x, y uint32) int { return cmpFloat(b.numVal[x], b.numVal[y]) })
-	c.nums = permute(b.numVal, order)
-	ids, start := place(b.numRef, order, KindNumber, c)
+	ids, start := c.placeNums(b.numbers())
 	c.numStart, c.num = start, newPostings(ids, start, words)
 
-	order = sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
+	order := sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
 	c.strs = permute(b.strVal, order)
 	ids, start = place(b.strRef, order, KindString, c)
 	c.strStart, c.str = start, newPostings(ids, start, words)
@@ -313,17 +431,74 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	}
 	ids, start = placeRanked(b.boolRef, order, len(bv), KindBool, c)
 	c.boolStart, c.boolP = start, newPostings(ids, start, words)
+	c.compact()
 	return c
 }
 
-func cmpFloat(a, b float64) int {
-	if a < b {
-		return -1
+// compact switches to sparse vrefs when fewer than half the ids have the
+// key: pairs cost 8 bytes a node that has it, dense 4 bytes an id.
+func (c *column) compact() {
+	n := len(c.num.ids) + len(c.nan) + len(c.str.ids) + len(c.boolP.ids) + len(c.unusable)
+	if 2*n >= len(c.dense) {
+		return
 	}
-	if a > b {
-		return 1
+	c.sparseIDs, c.sparseRefs = make([]uint32, 0, n), make([]uint32, 0, n)
+	for id, r := range c.dense {
+		if r != 0 {
+			c.sparseIDs = append(c.sparseIDs, uint32(id))
+			c.sparseRefs = append(c.sparseRefs, r)
+		}
 	}
-	return 0
+	c.dense = nil
+}
+
+// numbers returns every number in key order.
+func (b *colBuilder) numbers() []numEnt {
+	if b.unsorted {
+		return radixSort(append(b.nums, b.late...))
+	}
+	if len(b.late) == 0 {
+		return b.nums
+	}
+	slices.SortFunc(b.late, func(x, y numEnt) int {
+		if x.key < y.key {
+			return -1
+		}
+		if x.key > y.key {
+			return 1
+		}
+		return 0
+	})
+	out := make([]numEnt, 0, len(b.nums)+len(b.late))
+	i, j := 0, 0
+	for i < len(b.nums) && j < len(b.late) {
+		if b.late[j].key < b.nums[i].key {
+			out = append(out, b.late[j])
+			j++
+		} else {
+			out = append(out, b.nums[i])
+			i++
+		}
+	}
+	out = append(out, b.nums[i:]...)
+	return append(out, b.late[j:]...)
+}
+
+// placeNums records the numbers' distinct values; es is in key order.
+func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
+	if len(es) == 0 {
+		return nil, []uint32{0}
+	}
+	ids = make([]uint32, len(es))
+	for i, e := range es {
+		if i == 0 || e.key != es[i-1].key {
+			start = append(start, uint32(i))
+			c.nums = append(c.nums, keyFloat(e.key))
+		}
+		ids[i] = e.id
+		c.dense[e.id] = vref(KindNumber, uint32(len(c.nums)-1))
+	}
+	return ids, append(start, uint32(len(es)))
 }
 
 // sortedOrder returns the values' indices sorted by cmp.
@@ -368,7 +543,54 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) 
 		k := rank[r.v]
 		ids[next[k]] = r.id
 		next[k]++
-		c.kind[r.id], c.ref[r.id] = kind, k
+		c.dense[r.id] = vref(kind, k)
 	}
 	return ids, start
+}
+
+// feed adds this column's values, except those of skipped ids, to cb in
+// value order, so that cb needs no sorting.
+func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
+	cb.nums = slices.Grow(cb.nums, len(c.num.ids))
+	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
+	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
+	for d, v := range c.nums {
+		k := floatKey(v)
+		for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
+			if !skip(id) {
+				cb.nums = append(cb.nums, numEnt{k, id})
+			}
+		}
+	}
+	for _, id := range c.nan {
+		if !skip(id) {
+			cb.nan = append(cb.nan, id)
+		}
+	}
+	for d, v := range c.strs {
+		r := uint32(len(cb.strVal))
+		cb.strIdx[v] = r
+		cb.strVal = append(cb.strVal, v)
+		for _, id := range c.str.ids[c.strStart[d]:c.strStart[d+1]] {
+			if !skip(id) {
+				cb.strRef = append(cb.strRef, ref{id, r})
+			}
+		}
+	}
+	for d, v := range c.bools {
+		r := uint32(0)
+		if v {
+			r = 1
+		}
+		for _, id := range c.boolP.ids[c.boolStart[d]:c.boolStart[d+1]] {
+			if !skip(id) {
+				cb.boolRef = append(cb.boolRef, ref{id, r})
+			}
+		}
+	}
+	for _, id := range c.unusable {
+		if !skip(id) {
+			cb.unusable = append(cb.unusable, id)
+		}
+	}
 }

@@ -267,6 +267,16 @@ func TestLeavesMatchNaiveOnRandomNodeSets(t *testing.T) {
 		// Sizes around the point where columns get checkpoints.
 		n := []int{0, 1, 7, 64, 300, 1000, 3000}[seed%7]
 		nodes := g.nodes(n)
+		if seed%4 == 1 {
+			for i := range nodes {
+				nodes[i].Name = fmt.Sprintf("node%d", i+5) // sequential hostname columns
+			}
+		}
+		if seed%3 == 0 {
+			for i := range nodes {
+				nodes[i].Rank = uint32(i) // the usual case: ranks are ids
+			}
+		}
 		s, err := Build(nodes)
 		if err != nil {
 			t.Fatal(err)

@@ -139,3 +139,106 @@ func opSpans(op Op, i, j, n uint32) (out [2]span) {
 	}
 	return out
 }
+
+// sink is a leaf's destination words; until clean is set they still hold
+// stale data, so the first full-width write may assign instead of OR.
+type sink struct {
+	dst   []uint64
+	clean bool
+}
+
+func (k *sink) prepare() {
+	if !k.clean {
+		clearWords(k.dst)
+		k.clean = true
+	}
+}
+
+// nearest returns the index of the checkpoint closest to x.
+func (p *postings) nearest(x uint32) int {
+	i := searchU32(p.ck, x)
+	if i == len(p.ck) || (i > 0 && x-p.ck[i-1] <= p.ck[i]-x) {
+		return i - 1
+	}
+	return i
+}
+
+// writeSpans ORs into k the ids at the positions in ss (at most two
+// disjoint spans, ascending). Each span costs one pass over the words between
+// its nearest checkpoints; the positions between a span's ends and those
+// checkpoints are then set to their exact membership. That may clear bits,
+// which is safe because no other source writes this column's ids.
+func (p *postings) writeSpans(k *sink, ss [2]span) {
+	m := 0
+	for _, s := range ss {
+		if s.hi > s.lo {
+			m += int(s.hi - s.lo)
+		}
+	}
+	if m == 0 {
+		return
+	}
+	if len(p.ck) == 0 || m*2 < p.w1-p.w0 {
+		k.prepare()
+		for _, s := range ss {
+			if s.hi > s.lo {
+				p.setBits(k.dst, s.lo, s.hi)
+			}
+		}
+		return
+	}
+	var a, b [2]int
+	n := 0
+	for _, s := range ss {
+		if s.hi > s.lo {
+			a[n], b[n] = p.nearest(s.lo), p.nearest(s.hi)
+			ss[n] = s
+			n++
+		}
+	}
+	d := k.dst[p.w0:p.w1]
+	if !k.clean {
+		clearWords(k.dst[:p.w0])
+		clearWords(k.dst[p.w1:])
+		for i := range d {
+			d[i] = 0
+		}
+		k.clean = true
+	}
+	for t := 0; t < n; t++ {
+		if a[t] >= b[t] {
+			continue
+		}
+		hiW := p.pre[b[t]]
+		if lo := p.pre[a[t]]; lo == nil {
+			for i, w := range hiW {
+				d[i] |= w
+			}
+		} else {
+			lo = lo[:len(hiW)]
+			for i, w := range hiW {
+				d[i] |= w &^ lo[i]
+			}
+		}
+	}
+	for t := 0; t < n; t++ {
+		p.patch(k.dst, ss[:n], ss[t].lo, p.ck[a[t]])
+		p.patch(k.dst, ss[:n], ss[t].hi, p.ck[b[t]])
+	}
+}
+
+// patch sets the ids at positions between x and c to their exact
+// membership in ss.
+func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
+	lo, hi := min(x, c), max(x, c)
+	for q := lo; q < hi; q++ {
+		in := false
+		for _, s := range ss {
+			if q >= s.lo && q < s.hi {
+				in = true
+				break
+			}
+		}
+		setBit(dst, p.ids[q], in)
+	}
+}

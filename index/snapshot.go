@@ -1,9 +1,6 @@
 package index
 
 import (
-	"fmt"
-	"sort"
-
 	"github.com/RoaringBitmap/roaring/v2"
 )
 
@@ -13,21 +10,13 @@ import (
 type Snapshot struct {
 	gen uint64
 	b   *base
-	// ov lists the nodes changed since b was built, sorted by id; each entry
-	// replaces the node's base record entirely.
-	ov []*ovEntry
+	// ov holds the nodes changed since b was built; each entry replaces the
+	// node's base record entirely.
+	ov overlay
 	// names maps the names of nodes added since b was built to their ids.
 	names map[string]uint32
 	bound uint32
 	live  *roaring.Bitmap
-}
-
-// ovEntry is one changed node's whole state; n is nil when it was removed.
-type ovEntry struct {
-	id  uint32
-	n   *Node
-	has bool
-	kv  map[string]Value
 }
 
 // Build makes the first snapshot (generation 1) of nodes; node i gets id i.
@@ -35,15 +24,13 @@ type ovEntry struct {
 // caller must not modify them afterwards.
 func Build(nodes []Node) (*Snapshot, error) {
 	ptrs := make([]*Node, len(nodes))
-	seen := make(map[string]struct{}, len(nodes))
 	for i := range nodes {
-		if _, dup := seen[nodes[i].Name]; dup {
-			return nil, fmt.Errorf("index: duplicate node name %q", nodes[i].Name)
-		}
-		seen[nodes[i].Name] = struct{}{}
 		ptrs[i] = &nodes[i]
 	}
-	b := buildBase(ptrs)
+	b, err := buildBase(ptrs)
+	if err != nil {
+		return nil, err
+	}
 	return &Snapshot{gen: 1, b: b, bound: b.bound, live: b.live}, nil
 }
 
@@ -64,20 +51,16 @@ func (s *Snapshot) Live() *roaring.Bitmap { return s.live }
 
 // entry returns the overlay entry of id, if the node changed since the base.
 func (s *Snapshot) entry(id uint32) *ovEntry {
-	ov := s.ov
-	i := sort.Search(len(ov), func(i int) bool { return ov[i].id >= id })
-	if i < len(ov) && ov[i].id == id {
-		return ov[i]
+	if s.ov.size() == 0 {
+		return nil
 	}
-	return nil
+	return s.ov.get(id)
 }
 
 // Node returns the record of node id. The caller must not modify it.
 func (s *Snapshot) Node(id uint32) (*Node, bool) {
-	if len(s.ov) > 0 {
-		if e := s.entry(id); e != nil {
-			return e.n, e.n != nil
-		}
+	if e := s.entry(id); e != nil {
+		return e.n, e.n != nil
 	}
 	if id >= s.b.bound || s.b.nodes[id] == nil {
 		return nil, false
@@ -90,34 +73,28 @@ func (s *Snapshot) ID(name string) (uint32, bool) {
 	if id, ok := s.names[name]; ok {
 		return id, true
 	}
-	id, ok := s.b.byName[name]
+	id, ok := s.b.lookup(name)
 	if !ok {
 		return 0, false
 	}
-	if len(s.ov) > 0 {
-		if e := s.entry(id); e != nil && (e.n == nil || e.n.Name != name) {
-			return 0, false
-		}
+	if e := s.entry(id); e != nil && (e.n == nil || e.n.Name != name) {
+		return 0, false
 	}
 	return id, true
 }
 
 // HasExtra reports whether node id has parsed extra data.
 func (s *Snapshot) HasExtra(id uint32) bool {
-	if len(s.ov) > 0 {
-		if e := s.entry(id); e != nil {
-			return e.n != nil && e.has
-		}
+	if e := s.entry(id); e != nil {
+		return e.n != nil && e.has
 	}
 	return id < s.b.bound && s.b.has[id>>6]&(1<<(id&63)) != 0
 }
 
 // ExtraValue returns node id's extra value under key.
 func (s *Snapshot) ExtraValue(id uint32, key string) Value {
-	if len(s.ov) > 0 {
-		if e := s.entry(id); e != nil {
-			return e.kv[key]
-		}
+	if e := s.entry(id); e != nil {
+		return e.kv[key]
 	}
 	c := s.b.cols[key]
 	if c == nil {
@@ -132,6 +109,21 @@ func clearWords(dst []uint64) {
 	}
 }
 
+// setRun sets the bits of ids lo..hi inclusive.
+func setRun(dst []uint64, lo, hi uint32) {
+	wl, wh := lo>>6, hi>>6
+	first, last := ^uint64(0)<<(lo&63), ^uint64(0)>>(63-hi&63)
+	if wl == wh {
+		dst[wl] |= first & last
+		return
+	}
+	dst[wl] |= first
+	for w := wl + 1; w < wh; w++ {
+		dst[w] = ^uint64(0)
+	}
+	dst[wh] |= last
+}
+
 func setBit(dst []uint64, id uint32, on bool) {
 	if on {
 		dst[id>>6] |= 1 << (id & 63)
@@ -143,12 +135,15 @@ func setBit(dst []uint64, id uint32, on bool) {
 // ExtraLeaf overwrites dst (at least Words() long) with the live nodes whose
 // extra value under key satisfies `value op v`.
 func (s *Snapshot) ExtraLeaf(key string, op Op, v *Operand, dst []uint64) {
-	clearWords(dst)
+	k := sink{dst: dst}
 	if c := s.b.cols[key]; c != nil {
-		c.orLeaf(op, v, dst)
+		c.writeLeaf(op, v, &k)
 	}
-	for _, e := range s.ov {
-		setBit(dst, e.id, e.n != nil && e.kv[key].Match(op, v))
+	k.prepare()
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			setBit(dst, e.id, e.n != nil && e.kv[key].Match(op, v))
+		}
 	}
 }
 
@@ -183,40 +178,57 @@ func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
 	if bm := s.b.props[name]; bm != nil {
 		bm.WriteDenseTo(dst)
 	}
-	if id, ok := s.b.byName[name]; ok {
+	if id, ok := s.b.lookup(name); ok {
 		setBit(dst, id, true)
 	}
-	for _, e := range s.ov {
-		setBit(dst, e.id, e.n != nil && nodeHas(e.n, name))
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			setBit(dst, e.id, e.n != nil && nodeHas(e.n, name))
+		}
 	}
 }
 
 // RankLeaf overwrites dst with the live nodes whose rank is in any range.
 func (s *Snapshot) RankLeaf(ranges []RankRange, dst []uint64) {
 	clearWords(dst)
-	rc := &s.b.ranks
-	for _, r := range ranges {
-		if r.Lo > r.Hi {
-			continue
+	if rc := s.b.ranks; rc != nil {
+		for _, r := range ranges {
+			if r.Lo > r.Hi {
+				continue
+			}
+			i := searchU32(rc.vals, r.Lo)
+			j := len(rc.vals)
+			if r.Hi < ^uint32(0) {
+				j = searchU32(rc.vals, r.Hi+1)
+			}
+			rc.p.orSpan(dst, span{uint32(i), uint32(j)})
 		}
-		i := searchU32(rc.vals, r.Lo)
-		j := len(rc.vals)
-		if r.Hi < ^uint32(0) {
-			j = searchU32(rc.vals, r.Hi+1)
+	} else {
+		// Ranks are ids: each range is a run of whole words.
+		for _, r := range ranges {
+			if r.Lo > r.Hi || r.Lo >= s.b.bound {
+				continue
+			}
+			setRun(dst, r.Lo, min(r.Hi, s.b.bound-1))
 		}
-		rc.p.orSpan(dst, span{uint32(i), uint32(j)})
+		live := s.b.liveW
+		for i := range live {
+			dst[i] &= live[i]
+		}
 	}
-	for _, e := range s.ov {
-		on := false
-		if e.n != nil {
-			for _, r := range ranges {
-				if e.n.Rank >= r.Lo && e.n.Rank <= r.Hi {
-					on = true
-					break
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			on := false
+			if e.n != nil {
+				for _, r := range ranges {
+					if e.n.Rank >= r.Lo && e.n.Rank <= r.Hi {
+						on = true
+						break
+					}
 				}
 			}
+			setBit(dst, e.id, on)
 		}
-		setBit(dst, e.id, on)
 	}
 }
 
@@ -228,7 +240,7 @@ func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
 	for i := range qs {
 		q := &qs[i]
 		if q.Exact {
-			if id, ok := s.b.byName[q.Name]; ok {
+			if id, ok := s.b.lookup(q.Name); ok {
 				setBit(dst, id, true)
 			}
 			continue
@@ -237,20 +249,20 @@ func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
 		if hc == nil || q.Digits == 0 || q.Lo > q.Hi {
 			continue
 		}
-		lo := sort.Search(len(hc.vals), func(k int) bool { return hc.vals[k] >= q.Lo })
-		hi := sort.Search(len(hc.vals), func(k int) bool { return hc.vals[k] > q.Hi })
-		hc.p.orSpan(dst, span{uint32(lo), uint32(hi)})
+		hc.orRange(dst, q.Lo, q.Hi)
 	}
-	for _, e := range s.ov {
-		on := false
-		if e.n != nil {
-			for i := range qs {
-				if qs[i].matchHost(e.n.Name) {
-					on = true
-					break
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			on := false
+			if e.n != nil {
+				for i := range qs {
+					if qs[i].matchHost(e.n.Name) {
+						on = true
+						break
+					}
 				}
 			}
+			setBit(dst, e.id, on)
 		}
-		setBit(dst, e.id, on)
 	}
 }

@@ -32,16 +32,16 @@ func (s *Snapshot) KeyStats(key string) KeyStats {
 		k.Numbers = len(c.num.ids) + len(c.nan)
 		k.Strings = len(c.str.ids)
 		k.Bools = len(c.boolP.ids)
-		k.Unusable = c.unusable
+		k.Unusable = len(c.unusable)
 		k.Nodes = k.Numbers + k.Strings + k.Bools + k.Unusable
 		k.Distinct = len(c.nums) + len(c.strs) + len(c.bools)
 		if len(c.nan) > 0 {
 			k.Distinct++
 		}
 	}
-	for _, e := range s.ov {
-		if c != nil && int(e.id) < len(c.kind) {
-			k.add(c.kind[e.id], -1)
+	for _, e := range s.ov.latest() {
+		if c != nil {
+			k.add(c.kind(e.id), -1)
 		}
 		if e.n != nil {
 			k.add(e.kv[key].Kind, 1)
@@ -58,11 +58,11 @@ func (s *Snapshot) PropertyCount(name string) int {
 	if bm != nil {
 		n = int(bm.GetCardinality())
 	}
-	id, named := s.b.byName[name]
+	id, named := s.b.lookup(name)
 	if named && (bm == nil || !bm.Contains(id)) {
 		n++
 	}
-	for _, e := range s.ov {
+	for _, e := range s.ov.latest() {
 		if e.id < s.b.bound {
 			if (bm != nil && bm.Contains(e.id)) || (named && id == e.id) {
 				n--
@@ -90,8 +90,8 @@ func (s *Snapshot) EstimateLeaf(key string, op Op, v *Operand) int {
 // (columns, bitmaps, maps and overlay), excluding the node records themselves.
 func (s *Snapshot) SizeBytes() int {
 	b := s.b
-	n := 8*len(b.nodes) + 8*len(b.has) + int(b.live.GetSizeInBytes())
-	for name := range b.byName {
+	n := 8*len(b.nodes) + 8*len(b.has) + 8*len(b.liveW) + int(b.live.GetSizeInBytes())
+	for name := range b.other {
 		n += 16 + 4 + len(name) + 8
 	}
 	for key, c := range b.cols {
@@ -101,9 +101,11 @@ func (s *Snapshot) SizeBytes() int {
 		n += len(f) + 16 + int(bm.GetSizeInBytes())
 	}
 	for k, h := range b.hosts {
-		n += len(k.alpha) + 24 + 8*len(h.vals) + h.p.sizeBytes()
+		n += len(k.alpha) + 24 + h.sizeBytes()
 	}
-	n += 4*len(b.ranks.vals) + b.ranks.p.sizeBytes()
-	n += 48 * len(s.ov)
+	if b.ranks != nil {
+		n += 4*len(b.ranks.vals) + b.ranks.p.sizeBytes()
+	}
+	n += 48 * s.ov.size()
 	return n
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -135,7 +136,7 @@ func (st *Store) entry(id uint32, n *Node) *ovEntry {
 func (st *Store) room() *Snapshot {
 	for {
 		s := st.cur.Load()
-		if len(s.ov) < hardCap || st.folding == nil {
+		if s.ov.size() < hardCap || st.folding == nil {
 			return s
 		}
 		done := st.folding
@@ -147,26 +148,14 @@ func (st *Store) room() *Snapshot {
 
 // next returns a copy of s, one generation later, with e in the overlay.
 func (st *Store) next(s *Snapshot, e *ovEntry) *Snapshot {
-	i := 0
-	for i < len(s.ov) && s.ov[i].id < e.id {
-		i++
-	}
-	replace := i < len(s.ov) && s.ov[i].id == e.id
-	ov := make([]*ovEntry, 0, len(s.ov)+1)
-	ov = append(ov, s.ov[:i]...)
-	ov = append(ov, e)
-	if replace {
-		i++
-	}
-	ov = append(ov, s.ov[i:]...)
-	return &Snapshot{gen: s.gen + 1, b: s.b, ov: ov, names: s.names, bound: s.bound, live: s.live.Clone()}
+	return &Snapshot{gen: s.gen + 1, b: s.b, ov: s.ov.with(e), names: s.names, bound: s.bound, live: s.live.Clone()}
 }
 
 // publish makes ns current and starts a fold when its overlay has grown.
 // Called with mu held.
 func (st *Store) publish(ns *Snapshot) *Snapshot {
 	st.cur.Store(ns)
-	if len(ns.ov) >= foldAt && st.folding == nil {
+	if ns.ov.size() >= foldAt && st.folding == nil {
 		done := make(chan struct{})
 		st.folding = done
 		go func() {
@@ -193,7 +182,7 @@ func (st *Store) Compact() *Snapshot {
 	}
 	defer st.mu.Unlock()
 	s := st.cur.Load()
-	if len(s.ov) == 0 {
+	if s.ov.size() == 0 {
 		return s
 	}
 	ns := rebase(s, s, fold(s))
@@ -201,48 +190,93 @@ func (st *Store) Compact() *Snapshot {
 	return ns
 }
 
-// fold builds the columns of s with its overlay applied.
+// fold builds the columns of s with its overlay applied. Columns of keys no
+// changed node had or has are shared; when no node was added or removed and
+// no name, rank or feature changed, the name, host, rank and feature
+// columns are shared too.
 func fold(s *Snapshot) *base {
 	b := s.b
-	bb := newBaseBuilder(s.bound)
+	changes := s.ov.latest()
+	structural := s.bound != b.bound
+	touched := map[string]bool{}
 	changed := make([]uint64, (int(s.bound)+63)/64)
-	for _, e := range s.ov {
+	for _, e := range changes {
 		changed[e.id>>6] |= 1 << (e.id & 63)
-	}
-	isChanged := func(id uint32) bool { return changed[id>>6]&(1<<(id&63)) != 0 }
-	for key, c := range b.cols {
-		cb := bb.col([]byte(key))
-		for id := range c.kind {
-			if c.kind[id] != KindMissing && !isChanged(uint32(id)) {
-				cb.addValue(uint32(id), c.value(uint32(id)))
+		var old *Node
+		if e.id < b.bound {
+			old = b.nodes[e.id]
+		}
+		if e.n == nil || old == nil || e.n.Name != old.Name || e.n.Rank != old.Rank || !slices.Equal(e.n.Features, old.Features) {
+			structural = true
+		}
+		if e.n != nil {
+			for k := range e.kv {
+				touched[k] = true
+			}
+		}
+		for k, c := range b.cols {
+			if c.kind(e.id) != KindMissing {
+				touched[k] = true
 			}
 		}
 	}
-	for _, e := range s.ov {
-		if e.n == nil {
-			continue
+	var nb *base
+	if structural {
+		bb := newBaseBuilder(s.bound)
+		for id := uint32(0); id < s.bound; id++ {
+			if n, ok := s.Node(id); ok {
+				bb.addNode(id, n, s.HasExtra(id))
+			}
 		}
-		for key, v := range e.kv {
-			bb.col([]byte(key)).addValue(e.id, v)
+		// Names stay unique under the store's checks, so this cannot fail.
+		nb, _ = bb.finish()
+	} else {
+		nb = &base{
+			bound: b.bound, words: b.words, nodes: slices.Clone(b.nodes), has: slices.Clone(b.has),
+			liveW: b.liveW, other: b.other, props: b.props, hosts: b.hosts, ranks: b.ranks, live: b.live,
+		}
+		for _, e := range changes {
+			nb.nodes[e.id] = e.n
+			setBit(nb.has, e.id, e.has)
 		}
 	}
-	for id := uint32(0); id < s.bound; id++ {
-		if n, ok := s.Node(id); ok {
-			bb.addNode(id, n, s.HasExtra(id))
+	nb.cols = make(map[string]*column, len(b.cols)+len(touched))
+	for k, c := range b.cols {
+		if !touched[k] {
+			nb.cols[k] = c
 		}
 	}
-	return bb.finish()
+	isChanged := func(id uint32) bool { return changed[id>>6]&(1<<(id&63)) != 0 }
+	for key := range touched {
+		cb := newColBuilder(s.bound)
+		if c := b.cols[key]; c != nil {
+			c.feed(cb, isChanged)
+		}
+		for _, e := range changes {
+			if v, ok := e.kv[key]; ok && e.n != nil {
+				if v.Kind == KindNumber {
+					cb.addLateNum(e.id, v.Num)
+				} else {
+					cb.addValue(e.id, v)
+				}
+			}
+		}
+		nb.cols[key] = cb.finish(s.bound, nb.words)
+	}
+	return nb
 }
 
 // rebase returns cur with the columns b (built from the snapshot folded)
 // and only the changes made after that snapshot in its overlay.
 func rebase(cur, folded *Snapshot, b *base) *Snapshot {
 	ns := &Snapshot{gen: cur.gen, b: b, bound: cur.bound, live: cur.live}
-	for _, e := range cur.ov {
+	var keep []*ovEntry
+	for _, e := range cur.ov.latest() {
 		if folded.entry(e.id) != e {
-			ns.ov = append(ns.ov, e)
+			keep = append(keep, e)
 		}
 	}
+	ns.ov = overlay{old: keep}
 	for name, id := range cur.names {
 		if id >= b.bound {
 			if ns.names == nil {

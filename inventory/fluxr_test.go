@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/compiler/flux"
 	"github.com/nodesift/sift/idset"
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/vm"
 )
 
 func TestParseFluxR(t *testing.T) {
@@ -94,7 +96,8 @@ func TestIsFluxR(t *testing.T) {
 }
 
 // TestFlukeAcceptance reads the real flux-fluke R and answers the issue's
-// acceptance query with the reference evaluator, as a ranged idset of ranks.
+// acceptance query, as a ranged idset of ranks, with the reference evaluator
+// and with the compiled program on the VM.
 func TestFlukeAcceptance(t *testing.T) {
 	data, err := os.ReadFile("../../shared/data/clusters/flux-fluke.R.json")
 	if err != nil {
@@ -104,6 +107,10 @@ func TestFlukeAcceptance(t *testing.T) {
 		t.Fatal("fluke R not detected as Flux R")
 	}
 	nodes, err := ParseFluxR(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := index.Build(nodes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,6 +138,18 @@ func TestFlukeAcceptance(t *testing.T) {
 		}
 		if got := idset.FromRanges(ids).Encode(idset.Ranged); got != tt.ranks {
 			t.Errorf("%s matches ranks %q, want %q", tt.constraint, got, tt.ranks)
+		}
+		p, err := compiler.Compile(compiler.Flux, tt.constraint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = ids[:0]
+		for it := vm.Run(p, snap).Iterator(); it.HasNext(); {
+			nd, _ := snap.Node(it.Next())
+			ids = appendRank(ids, nd.Rank)
+		}
+		if got := idset.FromRanges(ids).Encode(idset.Ranged); got != tt.ranks {
+			t.Errorf("VM: %s matches ranks %q, want %q", tt.constraint, got, tt.ranks)
 		}
 	}
 }

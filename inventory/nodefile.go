@@ -535,8 +535,8 @@ func parseGres(s string) (index.Gres, bool) {
 	}
 	g := index.Gres{Name: parts[0], Count: 1}
 	rest := parts[1:]
-	if len(rest) > 0 && allDigits(rest[len(rest)-1]) {
-		c, err := strconv.ParseUint(rest[len(rest)-1], 10, 64)
+	if len(rest) > 0 && isDigit(rest[len(rest)-1][0]) {
+		c, err := gresCount(rest[len(rest)-1])
 		if err != nil {
 			return index.Gres{}, false
 		}
@@ -549,15 +549,6 @@ func parseGres(s string) (index.Gres, bool) {
 		g.Type = rest[0]
 	}
 	return g, true
-}
-
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if !isDigit(s[i]) {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // checkRanks rejects two nodes with the same rank; only explicit ranks can

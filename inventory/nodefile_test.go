@@ -143,7 +143,7 @@ func TestLoadDetectsAndReports(t *testing.T) {
 	tests := []struct{ name, path, want string }{
 		{"missing file", filepath.Join(dir, "nope.json"), filepath.Join(dir, "nope.json") + ": cannot read node file: no such file or directory"},
 		{"empty file", write("empty.json", " \n"), filepath.Join(dir, "empty.json") + ": empty node file"},
-		{"unknown format", write("conf", "NodeName=a"), filepath.Join(dir, "conf") + ": unrecognized node file format, expected a sift node file (JSON)"},
+		{"unknown format", write("conf", "Frobnicate=a"), filepath.Join(dir, "conf") + ": unrecognized node file format, expected a sift node file (JSON), slurm.conf, scontrol/sinfo --json output or a Flux R document"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

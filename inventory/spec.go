@@ -22,6 +22,9 @@ type Spec struct {
 	Synthetic bool
 	N         int    // synthetic node count
 	Seed      uint64 // synthetic seed
+	// Format names the file's format (see FormatNames); empty detects it
+	// by content.
+	Format string
 }
 
 // SpecError is an invalid --nodes value.
@@ -75,8 +78,18 @@ func (s Spec) String() string {
 
 // Load returns the nodes the spec names.
 func (s Spec) Load() ([]index.Node, []Warning, error) {
-	if s.Synthetic {
-		return Synthetic(s.N, s.Seed), nil, nil
+	c, w, err := s.LoadCluster()
+	if err != nil {
+		return nil, w, err
 	}
-	return Load(s.Path)
+	return c.Nodes, w, nil
+}
+
+// LoadCluster returns the nodes the spec names with their partitions.
+func (s Spec) LoadCluster() (*Cluster, []Warning, error) {
+	if s.Synthetic {
+		nodes := Synthetic(s.N, s.Seed)
+		return &Cluster{Nodes: nodes, Partitions: partitionsOf(nodes)}, nil, nil
+	}
+	return LoadCluster(s.Path, s.Format)
 }

@@ -9,8 +9,10 @@ import (
 )
 
 // Machine runs programs over snapshots. It keeps its scratch words between
-// runs, so after warm-up a run allocates only its result. A Machine is not
-// safe for concurrent use; Run takes one from a pool.
+// runs, so after warm-up a run allocates only its result, and it keeps the
+// last snapshot it ran on (with that snapshot's live set as words) until
+// the next run. A Machine is not safe for concurrent use; Run takes one from
+// a pool.
 type Machine struct {
 	stack  [][]uint64
 	live   []uint64
@@ -132,6 +134,9 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			sp--
 		case OpNot:
 			notWords(m.stack[sp], m.liveWords(s, words))
+		case OpAndNot:
+			andNotWords(m.stack[sp-1], m.stack[sp])
+			sp--
 		case OpJumpIfEmpty:
 			if isEmpty(m.stack[sp]) {
 				pc = int(in.A) - 1
@@ -142,11 +147,9 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			}
 		}
 		if steps != nil {
-			*steps = append(*steps, Step{
-				Instr:   p.instrText(at),
-				Count:   popcount(m.stack[sp]),
-				Elapsed: time.Since(start),
-			})
+			// Time first: counting is part of explaining, not of the step.
+			elapsed := time.Since(start)
+			*steps = append(*steps, Step{Instr: p.instrText(at), Count: popcount(m.stack[sp]), Elapsed: elapsed})
 		}
 	}
 	return m.stack[0]

@@ -56,6 +56,12 @@ func (p *Program) MatchNode(s *index.Snapshot, id uint32) bool {
 			}
 		case OpNot:
 			st[sp>>6] ^= 1 << (uint(sp) & 63)
+		case OpAndNot:
+			b := top()
+			sp--
+			if b {
+				st[sp>>6] &^= 1 << (uint(sp) & 63)
+			}
 		case OpJumpIfEmpty:
 			if !top() {
 				pc = int(in.A) - 1

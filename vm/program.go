@@ -35,6 +35,9 @@ const (
 	OpOr
 	// OpNot replaces the top set with the live nodes not in it.
 	OpNot
+	// OpAndNot pops the top set and removes its members from the new top
+	// (a fused And of Not: one pass instead of two).
+	OpAndNot
 	// OpJumpIfEmpty continues at instruction A when the top set is empty.
 	OpJumpIfEmpty
 	// OpJumpIfFull continues at instruction A when the top set holds every
@@ -53,6 +56,7 @@ var opNames = [...]string{
 	OpAnd:         "and",
 	OpOr:          "or",
 	OpNot:         "not",
+	OpAndNot:      "and_not",
 	OpJumpIfEmpty: "jump_if_empty",
 	OpJumpIfFull:  "jump_if_full",
 }
@@ -191,6 +195,9 @@ func (b *Builder) Or() { b.emit(OpOr, 0, 2, 1) }
 
 // Not complements the top set within the live nodes.
 func (b *Builder) Not() { b.emit(OpNot, 0, 1, 1) }
+
+// AndNot removes the top set's members from the set below it.
+func (b *Builder) AndNot() { b.emit(OpAndNot, 0, 2, 1) }
 
 // JumpIfEmpty emits a jump taken when the top set is empty; Bind sets its
 // target.

@@ -39,13 +39,18 @@ func (e *expr) emit(b *Builder) {
 					labels = append(labels, b.JumpIfFull())
 				}
 			}
-			k.emit(b)
-			if i > 0 {
-				if e.op == "and" {
-					b.And()
-				} else {
-					b.Or()
-				}
+			switch {
+			case i == 0:
+				k.emit(b)
+			case e.op == "and" && k.op == "not":
+				k.kids[0].emit(b)
+				b.AndNot()
+			case e.op == "and":
+				k.emit(b)
+				b.And()
+			default:
+				k.emit(b)
+				b.Or()
 			}
 		}
 		for _, l := range labels {
@@ -396,5 +401,52 @@ func TestRunAllocatesOnlyItsResult(t *testing.T) {
 	}
 	if got := testing.AllocsPerRun(50, func() { p.MatchNode(s, 17) }); got != 0 {
 		t.Errorf("MatchNode allocates %v times, want 0", got)
+	}
+}
+
+func TestPooledRunIsSafeForConcurrentCallers(t *testing.T) {
+	r := rand.New(rand.NewPCG(8, 9))
+	s, err := index.Build(randNodes(r, 3000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var progs []*Program
+	var wants []*roaring.Bitmap
+	for range 8 {
+		p := randExpr(r, 4).program(t)
+		progs = append(progs, p)
+		wants = append(wants, NewMachine().Run(p, s))
+	}
+	done := make(chan error)
+	for g := range 4 {
+		go func() {
+			for i := range 200 {
+				k := (i + g) % len(progs)
+				if got := Run(progs[k], s); !got.Equals(wants[k]) {
+					done <- fmt.Errorf("goroutine %d: program %d gave %v, want %v", g, k, got, wants[k])
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestRunOnAnEmptySnapshot(t *testing.T) {
+	s, err := index.Build(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := (&expr{op: "or", kids: []*expr{{op: "not", kids: []*expr{{op: "prop", name: "x"}}}, {op: "true"}}}).program(t)
+	if got := Run(p, s); !got.IsEmpty() {
+		t.Errorf("Run on no nodes = %v", got)
+	}
+	if steps, got := NewMachine().Explain(p, s); !got.IsEmpty() || len(steps) == 0 {
+		t.Errorf("Explain on no nodes = %v, %d steps", got, len(steps))
 	}
 }

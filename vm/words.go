@@ -36,6 +36,13 @@ func orWords(dst, src []uint64) {
 	}
 }
 
+func andNotWords(dst, src []uint64) {
+	src = src[:len(dst)]
+	for i := range dst {
+		dst[i] &^= src[i]
+	}
+}
+
 // notWords replaces dst with live &^ dst.
 func notWords(dst, live []uint64) {
 	live = live[:len(dst)]

@@ -33,6 +33,7 @@ func TestWordOps(t *testing.T) {
 		}
 		check("and", andWords, func(x, y uint64) uint64 { return x & y }, b)
 		check("or", orWords, func(x, y uint64) uint64 { return x | y }, b)
+		check("and not", andNotWords, func(x, y uint64) uint64 { return x &^ y }, b)
 		check("not", notWords, func(x, y uint64) uint64 { return y &^ x }, live)
 		if isEmpty(a) != (popcount(a) == 0) {
 			t.Fatalf("isEmpty n=%d disagrees with popcount", n)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/flux"
 	"github.com/nodesift/sift/compiler/slurm"
 	"github.com/spf13/cobra"
 )
@@ -13,21 +14,38 @@ import (
 func init() { register(newCheckCmd) }
 
 // frontEnd is one constraint language as check sees it: how to parse it and
-// how to print its normalized form.
+// how to print it, normalized or in another language.
 type frontEnd struct {
-	parse  func(text string) (ast.Node, error)
-	format func(n ast.Node) string
+	parse func(text string) (ast.Node, error)
+	// format prints the normalized form; to maps each --to value to a
+	// printer. Printers get the source text too: requires prints the JSON
+	// flux-core itself builds from it.
+	format func(text string, n ast.Node) (string, error)
+	to     map[string]func(text string, n ast.Node) (string, error)
 }
 
-// frontEnds maps each --lang value to its parser and printer. Front ends for
+func printRFC31(_ string, n ast.Node) (string, error) { return flux.FormatRFC31(n), nil }
+
+func requiresJSON(text string, _ ast.Node) (string, error) { return flux.RequiresJSON(text) }
+
+// frontEnds maps each --lang value to its parser and printers. Front ends for
 // further languages add an entry here.
 var frontEnds = map[string]frontEnd{
-	"slurm": {parse: slurm.Parse, format: slurm.Format},
+	"slurm": {
+		parse:  slurm.Parse,
+		format: func(_ string, n ast.Node) (string, error) { return slurm.Format(n), nil },
+	},
+	"flux": {
+		parse:  func(text string) (ast.Node, error) { return flux.ParseRFC31([]byte(text)) },
+		format: printRFC31,
+		to:     map[string]func(string, ast.Node) (string, error){"rfc31": printRFC31},
+	},
+	"requires": {
+		parse:  flux.ParseRequires,
+		format: requiresJSON,
+		to:     map[string]func(string, ast.Node) (string, error){"rfc31": requiresJSON},
+	},
 }
-
-// outputFormats maps each --to value to its printer; "" prints the input
-// language's own normalized form.
-var outputFormats = map[string]func(n ast.Node) string{}
 
 func langNames() string {
 	names := make([]string, 0, len(frontEnds))
@@ -54,7 +72,7 @@ invalid and what was expected there (exit 2). Put -- before a constraint that st
 			}
 			format := fe.format
 			if to != "" {
-				if format, ok = outputFormats[to]; !ok {
+				if format, ok = fe.to[to]; !ok {
 					return invalidInput(fmt.Errorf("unknown --to %q for --lang %s", to, lang))
 				}
 			}
@@ -62,11 +80,15 @@ invalid and what was expected there (exit 2). Put -- before a constraint that st
 			if err != nil {
 				return constraintError(args[0], err)
 			}
-			_, err = fmt.Fprintln(cmd.OutOrStdout(), format(n))
+			out, err := format(args[0], n)
+			if err != nil {
+				return constraintError(args[0], err)
+			}
+			_, err = fmt.Fprintln(cmd.OutOrStdout(), out)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&lang, "lang", "slurm", "constraint language: "+langNames())
-	cmd.Flags().StringVar(&to, "to", "", "print the constraint in this language instead of its own")
+	cmd.Flags().StringVar(&to, "to", "", "print the constraint in this language instead of its own: rfc31 (for flux and requires)")
 	return cmd
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/hostlist"
+	"github.com/nodesift/sift/idset"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
 	"github.com/nodesift/sift/vm"
@@ -35,6 +37,10 @@ var matchOutputs = map[string]func(w io.Writer, s *index.Snapshot, ids *roaring.
 			bw.WriteByte('\n')
 		}
 		return bw.Flush()
+	},
+	"ranks": func(w io.Writer, s *index.Snapshot, ids *roaring.Bitmap) error {
+		_, err := fmt.Fprintln(w, rankSet(s, ids).Encode(idset.Ranged))
+		return err
 	},
 	"count": func(w io.Writer, s *index.Snapshot, ids *roaring.Bitmap) error {
 		_, err := fmt.Fprintln(w, ids.GetCardinality())
@@ -62,6 +68,27 @@ func matchOutputNames() string {
 	return strings.Join(names, "|")
 }
 
+// rankSet returns the Flux ranks of ids as an idset.
+func rankSet(s *index.Snapshot, ids *roaring.Bitmap) *idset.Set {
+	ranks := make([]uint32, 0, ids.GetCardinality())
+	it := ids.Iterator()
+	for it.HasNext() {
+		if n, ok := s.Node(it.Next()); ok {
+			ranks = append(ranks, n.Rank)
+		}
+	}
+	slices.Sort(ranks)
+	var rs []idset.Range
+	for _, r := range ranks {
+		if k := len(rs) - 1; k >= 0 && (rs[k].Hi == r || rs[k].Hi+1 == r) {
+			rs[k].Hi = r
+			continue
+		}
+		rs = append(rs, idset.Range{Lo: r, Hi: r})
+	}
+	return idset.FromRanges(rs)
+}
+
 // nodeNames returns the names of ids in node order, never nil.
 func nodeNames(s *index.Snapshot, ids *roaring.Bitmap) []string {
 	names := make([]string, 0, ids.GetCardinality())
@@ -75,7 +102,8 @@ func nodeNames(s *index.Snapshot, ids *roaring.Bitmap) []string {
 }
 
 func newMatchCmd() *cobra.Command {
-	var lang, nodes, output string
+	var lang, output string
+	var nodes nodesFlags
 	var explain bool
 	cmd := &cobra.Command{
 		Use:   "match [--lang LANG] [--nodes FILE|synthetic:N[,seed=S]] [--output FORMAT] [--explain] [--] EXPR",
@@ -90,12 +118,13 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			if !ok {
 				return invalidInput(fmt.Errorf("unknown --output %q, expected %s", output, matchOutputNames()))
 			}
-			spec, err := inventory.ParseSpec(nodes)
+			spec, err := nodes.parse()
 			if err != nil {
-				return invalidInput(err)
+				return err
 			}
-			prog, err := compiler.Compile(compiler.Lang(lang), args[0])
-			if err != nil {
+			// Compile before reading the inventory, so an invalid constraint
+			// exits 2 whatever the node file holds.
+			if _, err := compiler.Compile(compiler.Lang(lang), args[0]); err != nil {
 				// Report the front end's positioned error as check does,
 				// without the compiler's wrapping.
 				var pe offsetter
@@ -106,16 +135,19 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 				}
 				return constraintError(args[0], err)
 			}
-			list, warnings, err := spec.Load()
+			cluster, err := nodes.load(cmd, spec)
 			if err != nil {
 				return err
 			}
-			for _, w := range warnings {
-				fmt.Fprintf(cmd.ErrOrStderr(), "sift: warning: %s\n", w)
-			}
-			snap, err := index.Build(list)
+			snap, err := index.Build(cluster.Nodes)
 			if err != nil {
 				return fmt.Errorf("%s: %w", spec, err)
+			}
+			// Compile again with the snapshot's statistics so the optimizer
+			// orders operands by selectivity; results never depend on it.
+			prog, err := compiler.CompileFor(compiler.Lang(lang), args[0], snap)
+			if err != nil {
+				return constraintError(args[0], err)
 			}
 			out := cmd.OutOrStdout()
 			m := vm.NewMachine()
@@ -132,9 +164,8 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			return printIDs(out, snap, ids)
 		},
 	}
-	cmd.Flags().StringVar(&lang, "lang", string(compiler.Slurm), "constraint language: slurm")
-	cmd.Flags().StringVar(&nodes, "nodes", "", "node inventory: a node file, or synthetic:N[,seed=S] (default synthetic:"+
-		fmt.Sprint(inventory.DefaultSyntheticNodes)+")")
+	cmd.Flags().StringVar(&lang, "lang", string(compiler.Slurm), "constraint language: slurm (--extra), flux (RFC 31 JSON) or requires (flux --requires)")
+	nodes.register(cmd)
 	cmd.Flags().StringVar(&output, "output", "hostlist", "output format: "+matchOutputNames())
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the program with the node count and time of each step first")
 	return cmd

@@ -134,8 +134,19 @@ func appendPropertyName(b []byte, n ast.Node) []byte {
 }
 
 // appendString writes s as a JSON string: UTF-8 kept as is, quotes,
-// backslashes and control characters escaped.
+// backslashes and control characters escaped (\u00xx in lower case, as
+// Python's json module writes them).
 func appendString(b []byte, s string) []byte {
+	return appendEscaped(b, s, "0123456789abcdef")
+}
+
+// appendJanssonString writes s as jansson's dump_string does: as
+// appendString, with \u escapes in upper case.
+func appendJanssonString(b []byte, s string) []byte {
+	return appendEscaped(b, s, "0123456789ABCDEF")
+}
+
+func appendEscaped(b []byte, s, hex string) []byte {
 	b = append(b, '"')
 	for i := 0; i < len(s); {
 		c := s[i]
@@ -163,7 +174,7 @@ func appendString(b []byte, s string) []byte {
 		default:
 			if c < 0x20 {
 				b = append(b, `\u00`...)
-				b = append(b, "0123456789abcdef"[c>>4], "0123456789abcdef"[c&15])
+				b = append(b, hex[c>>4], hex[c&15])
 			} else {
 				b = append(b, c)
 			}
@@ -173,9 +184,10 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// compactJSON writes v as jansson's json_dumps(JSON_COMPACT) does, for the
-// error messages that quote a whole array.
-func compactJSON(b []byte, v *fastjson.Value) []byte {
+// janssonJSON writes v as jansson's json_dumps(v, 0) does (one line, ", "
+// between items and ": " after keys), for the error messages that quote a
+// whole `hostlist` or `ranks` array.
+func janssonJSON(b []byte, v *fastjson.Value) []byte {
 	switch v.Type() {
 	case fastjson.TypeObject:
 		o, _ := v.Object()
@@ -183,12 +195,12 @@ func compactJSON(b []byte, v *fastjson.Value) []byte {
 		i := 0
 		o.Visit(func(k []byte, kv *fastjson.Value) {
 			if i > 0 {
-				b = append(b, ',')
+				b = append(b, ", "...)
 			}
 			i++
-			b = appendString(b, string(k))
-			b = append(b, ':')
-			b = compactJSON(b, kv)
+			b = appendJanssonString(b, string(k))
+			b = append(b, ": "...)
+			b = janssonJSON(b, kv)
 		})
 		return append(b, '}')
 	case fastjson.TypeArray:
@@ -196,14 +208,14 @@ func compactJSON(b []byte, v *fastjson.Value) []byte {
 		b = append(b, '[')
 		for i, it := range items {
 			if i > 0 {
-				b = append(b, ',')
+				b = append(b, ", "...)
 			}
-			b = compactJSON(b, it)
+			b = janssonJSON(b, it)
 		}
 		return append(b, ']')
 	case fastjson.TypeString:
 		s, _ := v.StringBytes()
-		return appendString(b, string(s))
+		return appendJanssonString(b, string(s))
 	case fastjson.TypeNumber:
 		return appendJanssonNumber(b, string(v.MarshalTo(nil)))
 	case fastjson.TypeTrue:

@@ -12,8 +12,9 @@ import (
 // line is an expression with the JSON (`ok`) or the error message (`err`)
 // that flux-core's own parser (flux.constraint.parser, PLY 3.11, with the
 // job commands' MiniConstraintParser configuration) gave for it. The inputs
-// are hand-picked cases from reference §8 plus random combinations of
-// terms, operators, quotes and odd characters.
+// are hand-picked cases from reference §8, random combinations of terms,
+// operators, quotes and odd characters, and keywords followed by Unicode
+// letters, digits, marks and spaces (Python's \w, \b and \s).
 func TestRequiresMatchesFluxCore(t *testing.T) {
 	f, err := os.Open("testdata/requires_oracle.jsonl")
 	if err != nil {

@@ -130,7 +130,7 @@ func hostlistOp(v *fastjson.Value, sp span) (ast.Node, error) {
 		s := string(b)
 		if !validHostlist(s) {
 			return nil, &Error{Offset: sp.kids[i].off,
-				Msg: "invalid hostlist '" + s + "' in " + string(compactJSON(nil, v))}
+				Msg: "invalid hostlist '" + s + "' in " + string(janssonJSON(nil, v))}
 		}
 		n.Exprs = append(n.Exprs, s)
 	}
@@ -154,7 +154,7 @@ func ranksOp(v *fastjson.Value, sp span) (ast.Node, error) {
 		}
 		if !ok {
 			return nil, &Error{Offset: sp.kids[i].off,
-				Msg: "invalid idset '" + s + "' in " + string(compactJSON(nil, v))}
+				Msg: "invalid idset '" + s + "' in " + string(janssonJSON(nil, v))}
 		}
 		n.Ranges = append(n.Ranges, rs...)
 	}

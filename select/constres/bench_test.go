@@ -49,3 +49,31 @@ func BenchmarkRunNow(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWillRun estimates a 64-node job's start with 10k running jobs on
+// 10k nodes (budget: 50 ms).
+func BenchmarkWillRun(b *testing.B) {
+	const n = 10000
+	cl := benchCluster(b, n)
+	p := New(cl, Config{TrackMemory: true, DefMemPerCPU: 1000})
+	for i := 0; i < n; i++ {
+		r := &job.Request{ID: uint32(i + 1), MinNodes: 1, MaxNodes: 1, NTasks: 64}
+		a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, int64(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Begin(r, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64}
+	cand := cl.Snap.Live()
+	b.Run("jobs=10000", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.Select(r, cand, job.WillRun, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

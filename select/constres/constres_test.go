@@ -133,7 +133,7 @@ func TestSharedRows(t *testing.T) {
 		t.Fatalf("§2.1 cores shared by at most OverSubscribe jobs: %v", err)
 	}
 	if _, err := p.Select(spec(t, cl, "id=6,partition=p,nodes=1,ntasks=1"), cl.Snap.Live(), job.RunNow, 0); !errors.Is(err, job.ErrBusy) {
-		t.Fatalf("§2.3 step 0: a one-row job avoids nodes of sharing jobs: %v", err)
+		t.Fatalf("§2.3 test 1: a one-row job needs cores free in every row: %v", err)
 	}
 	if err := p.Fini(3); err != nil {
 		t.Fatal(err)
@@ -299,5 +299,49 @@ func TestBeginRefusesDoubleAllocation(t *testing.T) {
 	a := run(t, p, "id=1,ntasks=4", nil)
 	if err := p.Begin(spec(t, cl, "id=2,ntasks=4"), a); err == nil {
 		t.Fatal("the same cores were allocated twice")
+	}
+}
+
+func TestMoreFreeGPUsFirstAtEqualWeight(t *testing.T) {
+	g2, g4 := small, small
+	g2.gpus, g4.gpus = 2, 4
+	cl := testCluster(t, g2, g4)
+	p := New(cl, cfg())
+	if a := run(t, p, "id=1,nodes=1,gpus-per-node=1", nil); a.Nodes.ToArray()[0] != 1 {
+		t.Fatalf("§2.4 sched_weight low byte prefers the node with more GPUs: %v", a.Nodes.ToArray())
+	}
+	if a := run(t, p, "id=2,nodes=1,ntasks=1", nil); a.Nodes.ToArray()[0] != 0 {
+		t.Fatalf("§2.4 jobs without GPUs see the admin weight only: %v", a.Nodes.ToArray())
+	}
+}
+
+func TestReserveTakesWholeFreeNodes(t *testing.T) {
+	cl := testCluster(t, same(4, small)...)
+	p := New(cl, cfg())
+	run(t, p, "id=1,ntasks=1", roaring.BitmapOf(1))
+	got, err := p.Reserve(2, cl.Snap.Live())
+	if err != nil || !slices.Equal(got.ToArray(), []uint32{2, 3}) {
+		t.Fatalf("got %v %v, want the free run [2 3]", got, err)
+	}
+	if _, err := p.Reserve(4, cl.Snap.Live()); err == nil {
+		t.Fatal("reserved a busy node")
+	}
+}
+
+func TestOneRowJobsAndSharingPartitions(t *testing.T) {
+	nodes := same(2, small)
+	cl := testCluster(t, nodes...)
+	cl.Partitions["p"].OverSubscribe = 2
+	cl.Partitions["q"] = &job.Partition{Nodes: cl.Snap.Live(), OverSubscribe: 1}
+	p := New(cl, cfg())
+	run(t, p, "id=1,partition=p,oversubscribe,ntasks=2,nodes=1", nil)
+	if a := run(t, p, "id=2,partition=p,ntasks=2,nodes=1", nil); a.Nodes.ToArray()[0] != 0 {
+		t.Fatalf("§2.3 step 0: a one-row job may use free cores beside sharing jobs of its own partition: %v", a.Nodes.ToArray())
+	}
+	if a := run(t, p, "id=3,partition=q,ntasks=1,nodes=1", nil); a.Nodes.ToArray()[0] != 1 {
+		t.Fatalf("§2.3 step 0: a one-row job avoids nodes running sharing jobs of another partition: %v", a.Nodes.ToArray())
+	}
+	if _, err := p.Select(spec(t, cl, "id=4,partition=p,oversubscribe,ntasks=1,nodes=1"), cl.Snap.Live(), job.RunNow, 0); !errors.Is(err, job.ErrBusy) {
+		t.Fatalf("§2.3 step 0: sharing jobs avoid nodes running non-sharing jobs: %v", err)
 	}
 }

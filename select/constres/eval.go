@@ -20,7 +20,8 @@ type cset struct {
 	nodes      int
 	cpus       int
 	gpus       int
-	weight     uint32
+	weight     uint64
+	hasWeight  bool
 	req        int // first required id inside, or -1
 }
 
@@ -75,7 +76,16 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		// that fits wins.
 		var ids []uint32
 		eligible.Each(func(id uint32) bool { ids = append(ids, id); return true })
-		slices.SortStableFunc(ids, func(a, b uint32) int { return cmpU32(p.cl.Weight[a], p.cl.Weight[b]) })
+		slices.SortStableFunc(ids, func(a, b uint32) int {
+			wa, wb := p.schedWeight(r, a), p.schedWeight(r, b)
+			switch {
+			case wa < wb:
+				return -1
+			case wa > wb:
+				return 1
+			}
+			return 0
+		})
 		for _, id := range ids {
 			if p.avail[id] >= minCPUs && p.availGPU[id] >= r.GPUsPerJob {
 				c := p.avail[id]
@@ -92,7 +102,9 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if r.GPUsPerJob > 0 {
 		remNodes = min(minN, reqN)
 	}
+	minRem := minN
 	remCPUs := minCPUs
+	remMax := minCPUs // eval_nodes_get_rem_max_cpus without max_cpus or GRES CPUs
 	remGPUs := r.GPUsPerJob
 	chosen := bits.New(p.cl.N)
 	for i := range p.use {
@@ -102,10 +114,11 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	take := func(id uint32) {
 		c := p.avail[id]
 		if !whole {
-			// eval_nodes_cpus_to_use: leave enough for the nodes still to come.
-			need := remCPUs - max(remNodes-1, 0)*minPer
-			if c > need {
-				c = min(max(need, minPer), c)
+			// eval_nodes_cpus_to_use: keep a core for each node still
+			// needed to reach the minimum.
+			rm := remMax - max(minRem-1, 0)*p.cl.Threads[id]
+			if c > rm {
+				c = max(rm, minPer)
 			}
 		}
 		g := p.gpusToUse(r, id, remGPUs)
@@ -113,12 +126,15 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		p.use[id] = c
 		gpuUse[id] = g
 		remCPUs -= c
+		remMax -= c
 		remNodes--
+		minRem--
 		maxN--
 		if r.GPUsPerJob > 0 {
 			remGPUs -= g
 		}
 	}
+	done := func() bool { return remNodes <= 0 && remCPUs <= 0 && remGPUs <= 0 }
 	if required != nil {
 		required.Each(func(id uint32) bool {
 			if maxN <= 0 {
@@ -127,29 +143,47 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 			take(id)
 			return true
 		})
+		if done() {
+			return p.picked(chosen, gpuUse), true
+		}
+		if maxN <= 0 {
+			return nil, false
+		}
 	}
-	done := func() bool { return remNodes <= 0 && remCPUs <= 0 && remGPUs <= 0 }
 
-	// Runs of eligible nodes, split where the weight changes (unless
-	// contiguous); required nodes already taken are not counted.
+	// Runs of eligible nodes as eval_nodes_consec builds them: split at
+	// ineligible nodes and, unless contiguous, where sched_weight changes;
+	// required nodes mark their run but are not counted. A run opened by a
+	// weight change starts with weight 0, as Slurm's zeroed record does.
 	sets := p.sets[:0]
-	cur := cset{req: -1, start: -1}
+	cur := cset{req: -1}
 	last := -2
 	eligible.Each(func(u uint32) bool {
 		id := int(u)
-		w := p.cl.Weight[id]
-		if cur.start >= 0 && (id != last+1 || (!r.Contiguous && w != cur.weight)) {
-			cur.end = last
-			if cur.nodes > 0 {
+		if last >= 0 && id != last+1 {
+			if cur.nodes == 0 {
+				cur.req, cur.hasWeight = -1, false
+			} else {
+				cur.end = last
 				sets = append(sets, cur)
+				cur = cset{req: -1}
 			}
-			cur = cset{req: -1, start: -1}
-		}
-		if cur.start < 0 {
-			cur.start, cur.weight = id, w
 		}
 		last = id
-		if chosen.Has(u) {
+		w := p.schedWeight(r, u)
+		if !r.Contiguous && cur.hasWeight && w != cur.weight {
+			if cur.nodes == 0 {
+				cur.req = -1
+			} else {
+				cur.end = id - 1
+				sets = append(sets, cur)
+				cur = cset{req: -1, hasWeight: true}
+			}
+		}
+		if cur.nodes == 0 {
+			cur.start = id
+		}
+		if required != nil && required.Has(u) {
 			if cur.req == -1 {
 				cur.req = id
 			}
@@ -158,15 +192,16 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		cur.nodes++
 		cur.cpus += p.avail[id]
 		cur.gpus += p.availGPU[id]
+		cur.weight, cur.hasWeight = w, true
 		return true
 	})
-	if cur.start >= 0 && cur.nodes > 0 {
+	if cur.nodes > 0 {
 		cur.end = last
 		sets = append(sets, cur)
 	}
 	p.sets = sets
 
-	for !done() && maxN > 0 {
+	for maxN > 0 {
 		best := -1
 		bestSuff := false
 		for i := range sets {
@@ -174,26 +209,33 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 			if s.nodes == 0 {
 				continue
 			}
-			suff := s.cpus >= remCPUs && enoughNodes(s.nodes, remNodes, minN, reqN) && s.gpus >= remGPUs
-			if r.Contiguous {
-				if suff && (best == -1 || !bestSuff) {
-					best, bestSuff = i, true
-				} else if best == -1 {
-					best = i
-				}
+			if r.Contiguous && required != nil && s.req == -1 {
 				continue
 			}
-			var b *cset
-			if best >= 0 {
-				b = &sets[best]
-			}
-			switch {
-			case b == nil, b.req == -1 && s.req != -1, s.weight < b.weight:
-				best, bestSuff = i, suff
-			case s.weight == b.weight:
-				if (suff && !bestSuff) || (suff && s.cpus < b.cpus) || (!suff && s.cpus > b.cpus) {
-					best, bestSuff = i, suff
+			suff := s.cpus >= remCPUs && enoughNodes(s.nodes, remNodes, minN, reqN) && s.gpus >= remGPUs
+			// The predicate of eval_nodes_consec, literally: an insufficient
+			// but larger run can displace a sufficient best of equal weight.
+			newBest := false
+			if best == -1 {
+				newBest = true
+			} else {
+				b := &sets[best]
+				switch {
+				case b.req == -1 && s.req != -1, s.weight < b.weight:
+					newBest = true
+				case s.weight == b.weight && ((suff && !bestSuff) || (suff && s.cpus < b.cpus) || (!suff && s.cpus > b.cpus)):
+					newBest = true
+				case !bestSuff && r.Contiguous && suff:
+					newBest = true
 				}
+			}
+			if newBest {
+				best, bestSuff = i, suff
+			}
+			if r.Contiguous && required != nil && otherRequired(sets[i+1:]) {
+				// All required nodes must sit in one run.
+				best = -1
+				break
 			}
 		}
 		if best == -1 {
@@ -201,7 +243,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		}
 		b := &sets[best]
 		if r.Contiguous && !bestSuff {
-			return nil, false
+			break // no hole large enough
 		}
 		walk := func(id int) bool {
 			if maxN <= 0 || done() {
@@ -218,8 +260,9 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 			}
 			for id := b.req - 1; id >= b.start && walk(id); id-- {
 			}
-		case remNodes == 1:
-			// One node left: the smallest that covers what remains.
+		case remNodes <= 1:
+			// At most one node left: the smallest that covers what remains
+			// (stopping at an exact fit) is the only one taken from the run.
 			bi, bc := -1, 0
 			for id := b.start; id <= b.end; id++ {
 				u := uint32(id)
@@ -234,11 +277,12 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 				}
 			}
 			if bi >= 0 {
-				take(uint32(bi))
-			} else {
-				for id := b.start; id <= b.end && walk(id); id++ {
+				if !(maxN == 1 && p.avail[bi] < remCPUs) {
+					take(uint32(bi))
 				}
+				break
 			}
+			fallthrough
 		default:
 			for id := b.start; id <= b.end; id++ {
 				u := uint32(id)
@@ -254,7 +298,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 				take(u)
 			}
 		}
-		if r.Contiguous {
+		if done() {
 			break
 		}
 		b.nodes, b.cpus, b.gpus = 0, 0, 0
@@ -262,6 +306,21 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if !(remCPUs <= 0 && enoughNodes(0, remNodes, minN, reqN) && remGPUs <= 0) {
 		return nil, false
 	}
+	return p.picked(chosen, gpuUse), true
+}
+
+// otherRequired reports whether any of sets holds a required node.
+func otherRequired(sets []cset) bool {
+	for i := range sets {
+		if sets[i].req != -1 {
+			return true
+		}
+	}
+	return false
+}
+
+// picked lists the chosen nodes with the CPUs and GPUs taken on each.
+func (p *Plugin) picked(chosen bits.Set, gpuUse map[uint32]int) *pick {
 	pk := &pick{}
 	chosen.Each(func(id uint32) bool {
 		pk.nodes = append(pk.nodes, id)
@@ -269,7 +328,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		pk.gpus = append(pk.gpus, gpuUse[id])
 		return true
 	})
-	return pk, true
+	return pk
 }
 
 // gpusToUse is the GPUs the job takes on node id with rem per-job GPUs
@@ -284,4 +343,15 @@ func (p *Plugin) gpusToUse(r *job.Request, id uint32, rem int) int {
 		return min(p.availGPU[id], max(rem, 0))
 	}
 	return 0
+}
+
+// schedWeight is node id's sched_weight for the job (reference §2.4): the
+// admin weight, then, for jobs that ask for GPUs, more free GPUs first (low
+// byte 0xff - near GPUs). canRun must have filled availGPU.
+func (p *Plugin) schedWeight(r *job.Request, id uint32) uint64 {
+	near := 0
+	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 {
+		near = min(p.availGPU[id], 0xff)
+	}
+	return uint64(p.cl.Weight[id])<<8 | uint64(0xff-near)
 }

@@ -21,10 +21,12 @@ type LifecycleError struct {
 	Err error
 }
 
+// Error names the call, the job and the problem.
 func (e *LifecycleError) Error() string {
 	return fmt.Sprintf("cons_tres: %s job %d: %v", e.Op, e.Job, e.Err)
 }
 
+// Unwrap returns the problem.
 func (e *LifecycleError) Unwrap() error { return e.Err }
 
 func nodesOf(ids []uint32) *roaring.Bitmap { return roaring.BitmapOf(ids...) }
@@ -43,7 +45,7 @@ func (p *Plugin) coreBits(rec *record) bits.Set {
 // place puts rec's cores in the first row of its partition they do not
 // overlap (job_res_add_job), a new row if the partition has one left.
 // Jobs that do not share may overlap no row of any partition.
-func (p *Plugin) place(st *state, rec *record) error {
+func (p *Plugin) place(st *state, rec *record, restoring bool) error {
 	cb := p.coreBits(rec)
 	if rec.nodeReq != crAvailable {
 		for _, pr := range st.parts {
@@ -60,10 +62,26 @@ func (p *Plugin) place(st *state, rec *record) error {
 		st.parts[rec.partition] = pr
 	}
 	row := -1
+	if rec.row >= 0 && restoring {
+		// A restored job goes back to its own row.
+		if rec.row >= p.numRows(rec.partition) {
+			return fmt.Errorf("row %d beyond the partition's %d", rec.row, p.numRows(rec.partition))
+		}
+		for len(pr.rows) <= rec.row {
+			pr.rows = append(pr.rows, bits.New(p.totalCores()))
+			pr.jobs = append(pr.jobs, 0)
+		}
+		if pr.rows[rec.row].Intersects(cb) {
+			return errors.New("two jobs of one row share a core")
+		}
+		row = rec.row
+	}
 	for i, rw := range pr.rows {
+		if row != -1 {
+			break
+		}
 		if !rw.Intersects(cb) {
 			row = i
-			break
 		}
 	}
 	if row == -1 {
@@ -95,8 +113,10 @@ func (p *Plugin) unplace(st *state, rec *record) {
 	pr.jobs[rec.row]--
 }
 
-// addJob charges rec to st, or changes nothing and fails.
-func (p *Plugin) addJob(st *state, rec *record) error {
+// addJob charges rec to st, or changes nothing and fails. A restoring add
+// keeps the job's row and leaves the sharing-mode test to the caller, since
+// it depends on the order jobs started in.
+func (p *Plugin) addJob(st *state, rec *record, restoring bool) error {
 	for i, id := range rec.nodes {
 		if p.cfg.TrackMemory && st.mem[id]+rec.mem[i] > p.cl.MemoryMB[id] {
 			return fmt.Errorf("node %d lacks memory", id)
@@ -112,7 +132,12 @@ func (p *Plugin) addJob(st *state, rec *record) error {
 		}
 	}
 	if !rec.suspended {
-		if err := p.place(st, rec); err != nil {
+		for _, id := range rec.nodes {
+			if !restoring && !p.stateAllows(st, rec.nodeReq, rec.partition, id) {
+				return fmt.Errorf("node %d runs jobs that do not allow this job's sharing mode", id)
+			}
+		}
+		if err := p.place(st, rec, restoring); err != nil {
 			return err
 		}
 	}
@@ -139,6 +164,13 @@ func (p *Plugin) chargeNode(st *state, rec *record, id uint32, sign int32) {
 	st.jobCnt[id] += sign
 	if rec.nodeReq == crAvailable {
 		st.shareCnt[id] += sign
+		if st.sharePart[id] == nil {
+			st.sharePart[id] = map[string]int32{}
+		}
+		st.sharePart[id][rec.partition] += sign
+		if st.sharePart[id][rec.partition] == 0 {
+			delete(st.sharePart[id], rec.partition)
+		}
 	}
 }
 
@@ -225,9 +257,9 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 		if i > 0 && na.ID <= rec.nodes[i-1] {
 			return fail(errors.New("nodes must be listed once, in increasing order"))
 		}
-		for _, c := range na.Cores {
-			if c < 0 || c >= p.cl.Cores(na.ID) {
-				return fail(fmt.Errorf("node %d has no core %d", na.ID, c))
+		for k, c := range na.Cores {
+			if c < 0 || c >= p.cl.Cores(na.ID) || (k > 0 && c <= na.Cores[k-1]) {
+				return fail(fmt.Errorf("node %d: core %d is unknown or out of order", na.ID, c))
 			}
 		}
 		if len(na.Cores) == 0 {
@@ -244,34 +276,54 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 		rec.mem = append(rec.mem, na.MemoryMB)
 		rec.gpus = append(rec.gpus, g)
 	}
-	check := nodes.Clone()
-	if !p.verifyShare(exp, r, check) {
+	if !p.verifyShare(exp, p.nodeReqOf(r), r.Partition, nodes) {
 		return fail(errors.New("a node's jobs do not allow this job's sharing mode"))
 	}
-	if err := p.addJob(exp, rec); err != nil {
+	if err := p.addJob(exp, rec, false); err != nil {
 		return fail(err)
 	}
 	p.st = exp
 	return nil
 }
 
-// verifyShare applies the node-state part of _verify_node_state to every
-// node of s.
-func (p *Plugin) verifyShare(st *state, r *job.Request, s bits.Set) bool {
-	req := p.nodeReqOf(r)
+// verifyShare applies the node-state part of _verify_node_state, for a job
+// of node requirement req in partition part, to every node of s.
+func (p *Plugin) verifyShare(st *state, req int32, part string, s bits.Set) bool {
 	ok := true
 	s.Each(func(id uint32) bool {
-		switch ns := st.nodeReq[id]; {
-		case ns >= crReserved:
-			ok = false
-		case ns >= crOneRow:
-			ok = req == crOneRow && st.shareCnt[id] == 0
-		default:
-			ok = !(req == crReserved && st.jobCnt[id] > 0 || req == crOneRow && st.shareCnt[id] > 0)
-		}
+		ok = p.stateAllows(st, req, part, id)
 		return ok
 	})
 	return ok
+}
+
+// stateAllows is the node-state test of _verify_node_state: an exclusive
+// job needs a node without jobs; a node running a non-sharing job takes
+// only non-sharing jobs; a non-sharing job avoids nodes running sharing jobs
+// of other sharing partitions (_is_node_busy with sharing_only).
+func (p *Plugin) stateAllows(st *state, req int32, part string, id uint32) bool {
+	switch ns := st.nodeReq[id]; {
+	case ns >= crReserved:
+		return false
+	case ns >= crOneRow:
+		return req == crOneRow && !p.sharesElsewhere(st, id, part)
+	case req == crReserved:
+		return st.jobCnt[id] == 0
+	case req == crOneRow:
+		return !p.sharesElsewhere(st, id, part)
+	}
+	return true
+}
+
+// sharesElsewhere reports whether node id runs sharing jobs of a partition
+// other than part that has more than one row.
+func (p *Plugin) sharesElsewhere(st *state, id uint32, part string) bool {
+	for q, n := range st.sharePart[id] {
+		if n > 0 && q != part && p.numRows(q) > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // Fini implements job.Plugin.
@@ -313,12 +365,11 @@ func (p *Plugin) Resume(id uint32) error {
 	for _, n := range j.nodes {
 		s.Add(n)
 	}
-	req := &job.Request{Partition: j.partition, Exclusive: j.nodeReq == crReserved, OverSubscribe: j.nodeReq == crAvailable}
-	if !p.verifyShare(p.st, req, s) {
+	if !p.verifyShare(p.st, j.nodeReq, j.partition, s) {
 		return &LifecycleError{"resume", id, errors.New("its nodes are in use")}
 	}
 	j.suspended = false
-	if err := p.place(p.st, j); err != nil {
+	if err := p.place(p.st, j, false); err != nil {
 		j.suspended = true
 		return &LifecycleError{"resume", id, err}
 	}
@@ -365,7 +416,14 @@ func (p *Plugin) Expand(from, to uint32) error {
 		}
 	}
 	sortRecord(m)
-	if err := p.addJob(exp, m); err != nil {
+	ns := bits.New(p.cl.N)
+	for _, id := range m.nodes {
+		ns.Add(id)
+	}
+	if !p.verifyShare(exp, m.nodeReq, m.partition, ns) {
+		return &LifecycleError{"expand", to, errors.New("a node's other jobs do not allow the merged job's sharing mode")}
+	}
+	if err := p.addJob(exp, m, false); err != nil {
 		return &LifecycleError{"expand", to, err}
 	}
 	p.st = exp
@@ -414,7 +472,7 @@ func (p *Plugin) Resize(id, node uint32) error {
 	n.cpus = slices.Delete(slices.Clone(j.cpus), i, i+1)
 	n.mem = slices.Delete(slices.Clone(j.mem), i, i+1)
 	n.gpus = slices.Delete(slices.Clone(j.gpus), i, i+1)
-	if err := p.addJob(exp, &n); err != nil {
+	if err := p.addJob(exp, &n, false); err != nil {
 		return &LifecycleError{"resize", id, err}
 	}
 	p.st = exp

@@ -153,17 +153,8 @@ func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool 
 		if r.GPUsPerNode > 0 && p.cl.GPUCount(id, r.GPUType) < r.GPUsPerNode {
 			drop = true
 		}
-		switch ns := st.nodeReq[id]; {
-		case ns >= crReserved:
+		if !p.stateAllows(st, req, r.Partition, id) {
 			drop = true
-		case ns >= crOneRow:
-			if req != crOneRow || st.shareCnt[id] > 0 {
-				drop = true
-			}
-		default:
-			if req == crReserved && st.jobCnt[id] > 0 || req == crOneRow && st.shareCnt[id] > 0 {
-				drop = true
-			}
 		}
 		if drop {
 			cand.Del(id)
@@ -214,7 +205,9 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 			if whole {
 				step = cpus
 			}
-			for cpus > 0 && rate*uint64(cpus) > freeMem {
+			// Whole cores are allocated, so memory is charged for every
+			// thread of the cores the CPUs need.
+			for cpus > 0 && rate*uint64((cpus+threads-1)/threads*threads) > freeMem {
 				cpus -= min(step, cpus)
 			}
 		default:
@@ -444,25 +437,14 @@ func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 		return 0
 	})
 	var removed []*record
-	window := int64(30)
-	for i := 0; i < len(running); {
-		batchEnd := (running[i].end/30)*30 + window
-		for i < len(running) && (len(removed) == 0 || running[i].end <= batchEnd) {
-			p.removeJob(exp, running[i], true)
-			removed = append(removed, running[i])
-			i++
-			if len(removed) == 1 {
-				batchEnd = (removed[0].end/30)*30 + window
-			}
-		}
+	try := func() (*job.Allocation, bool, error) {
 		pk, free, ok := p.fit(exp, r, cand)
 		if !ok {
-			window *= 2
-			continue
+			return nil, false, nil
 		}
 		a, err := p.build(exp, r, pk, free, now)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		// The start is the end of the latest removed job that overlaps the
 		// chosen nodes (_get_last_relevant_job).
@@ -482,7 +464,33 @@ func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 			start = now + 1
 		}
 		a.Start = start
-		return a, nil
+		return a, true, nil
+	}
+	// Jobs already past their end are removed up front.
+	i := 0
+	for ; i < len(running) && running[i].end <= now; i++ {
+		p.removeJob(exp, running[i], true)
+		removed = append(removed, running[i])
+	}
+	if i > 0 && i == len(running) {
+		if a, ok, err := try(); ok || err != nil {
+			return a, err
+		}
+	}
+	// Then batches: the next job and every job ending within the window of
+	// its (30 s aligned) end; the window doubles after each failed test.
+	window := int64(30)
+	for i < len(running) {
+		batchEnd := (running[i].end/30)*30 + window
+		for first := true; i < len(running) && (first || running[i].end <= batchEnd); first = false {
+			p.removeJob(exp, running[i], true)
+			removed = append(removed, running[i])
+			i++
+		}
+		if a, ok, err := try(); ok || err != nil {
+			return a, err
+		}
+		window *= 2
 	}
 	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
 }

@@ -47,13 +47,15 @@ type state struct {
 	nodeReq  []int32
 	jobCnt   []int32
 	shareCnt []int32 // jobs on the node that share (crAvailable)
-	parts    map[string]*partRows
-	jobs     map[uint32]*record
+	// sharePart counts, per node, the sharing jobs of each partition.
+	sharePart []map[string]int32
+	parts     map[string]*partRows
+	jobs      map[uint32]*record
 }
 
 func newState(n int) *state {
 	return &state{mem: make([]uint64, n), gpus: make([][]int, n), nodeReq: make([]int32, n), jobCnt: make([]int32, n),
-		shareCnt: make([]int32, n), parts: map[string]*partRows{}, jobs: map[uint32]*record{}}
+		shareCnt: make([]int32, n), sharePart: make([]map[string]int32, n), parts: map[string]*partRows{}, jobs: map[uint32]*record{}}
 }
 
 // dup deep-copies the state for what-if tests (part_data_dup_res,
@@ -61,6 +63,12 @@ func newState(n int) *state {
 func (s *state) dup() *state {
 	d := &state{mem: slices.Clone(s.mem), gpus: make([][]int, len(s.gpus)), nodeReq: slices.Clone(s.nodeReq),
 		jobCnt: slices.Clone(s.jobCnt), shareCnt: slices.Clone(s.shareCnt), parts: map[string]*partRows{}, jobs: maps.Clone(s.jobs)}
+	d.sharePart = make([]map[string]int32, len(s.sharePart))
+	for i, m := range s.sharePart {
+		if m != nil {
+			d.sharePart[i] = maps.Clone(m)
+		}
+	}
 	for i, g := range s.gpus {
 		if g != nil {
 			d.gpus[i] = slices.Clone(g)

@@ -54,6 +54,7 @@ type Unsatisfied struct {
 	Reason string
 }
 
+// Error says whether the job is busy now or never runnable, and why.
 func (e *Unsatisfied) Error() string {
 	if e.Never {
 		return fmt.Sprintf("never runnable: %s", e.Reason)

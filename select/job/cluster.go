@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 )
 
@@ -45,6 +46,12 @@ type Cluster struct {
 	Partitions map[string]*Partition
 }
 
+// Bounds on a node's layout.
+const (
+	maxLayout       = 1 << 12
+	maxCoresPerNode = 1 << 16
+)
+
 // NewCluster derives per-node resources and state bitmaps from s. Missing
 // layout fields default as in Slurm: one board, one socket, one thread per
 // core, and cores enough for the CPUs.
@@ -61,13 +68,18 @@ func NewCluster(s *index.Snapshot) *Cluster {
 	for it.HasNext() {
 		id := it.Next()
 		nd, _ := s.Node(id)
-		boards := max(nd.Boards, 1)
-		sockets := max(nd.Sockets, 1) * boards
-		threads := max(nd.ThreadsPerCore, 1)
-		cores := nd.CoresPerSocket
-		cpus := nd.CPUs
+		// Layouts are clamped so that a corrupt inventory cannot make the
+		// per-core bitmaps unbounded.
+		boards := min(max(nd.Boards, 1), maxLayout)
+		sockets := min(max(nd.Sockets, 1)*boards, maxLayout)
+		threads := min(max(nd.ThreadsPerCore, 1), maxLayout)
+		cores := min(nd.CoresPerSocket, maxLayout)
+		cpus := min(nd.CPUs, maxLayout*maxLayout)
 		if cores <= 0 {
 			cores = max(cpus/(sockets*threads), 1)
+		}
+		if sockets*cores > maxCoresPerNode {
+			cores = max(maxCoresPerNode/sockets, 1)
 		}
 		if cpus <= 0 {
 			cpus = sockets * cores * threads
@@ -138,14 +150,14 @@ type ResolveError struct {
 	List, Name string
 }
 
+// Error names the list and the unknown node.
 func (e *ResolveError) Error() string {
 	return fmt.Sprintf("node list %q: unknown node %q", e.List, e.Name)
 }
 
 // Resolve fills r.RequiredSet and r.ExcludedSet from r.Required and
-// r.Excluded. Lists are comma-separated node names; bracketed hostlist
-// ranges are expanded only in the simple prefix[lo-hi,...] form until the
-// hostlist package lands.
+// r.Excluded, Slurm hostlists such as n[1-4,7],gpu01. Every name must be a
+// node of the cluster, as Slurm requires.
 func (r *Request) Resolve(c *Cluster) error {
 	var err error
 	if r.RequiredSet, err = resolveList(c, r.Required); err != nil {
@@ -160,16 +172,33 @@ func resolveList(c *Cluster, list string) (*roaring.Bitmap, error) {
 	if strings.TrimSpace(list) == "" {
 		return out, nil
 	}
-	names, err := expandNames(list)
+	l, err := hostlist.Parse(hostlist.Slurm, list)
 	if err != nil {
 		return nil, fmt.Errorf("node list %q: %w", list, err)
 	}
-	for _, name := range names {
+	var unknown string
+	l.Each(func(name string) bool {
 		id, ok := c.Snap.ID(name)
 		if !ok {
-			return nil, &ResolveError{List: list, Name: name}
+			unknown = name
+			return false
 		}
 		out.Add(id)
+		return true
+	})
+	if unknown != "" {
+		return nil, &ResolveError{List: list, Name: unknown}
 	}
 	return out, nil
+}
+
+// HoldInventoryBusy removes from Usable the nodes the inventory reports as
+// in use by jobs the plugin does not know: allocated nodes, and mixed nodes
+// too when the plugin allocates whole nodes. They stay candidates for
+// test-only questions.
+func (c *Cluster) HoldInventoryBusy(wholeNodes bool) {
+	c.Usable.AndNot(c.Allocated)
+	if wholeNodes {
+		c.Usable.AndNot(c.Mixed)
+	}
 }

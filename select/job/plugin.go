@@ -25,4 +25,10 @@ type Plugin interface {
 	Reserve(n int, cand *roaring.Bitmap) (*roaring.Bitmap, error)
 	// Jobs lists the ids of the jobs the plugin holds, in increasing order.
 	Jobs() []uint32
+	// SaveState writes the plugin's jobs to its state file in dir.
+	SaveState(dir string, now int64) error
+	// LoadState replaces the plugin's jobs with those of its state file in
+	// dir; on any error the current state is left untouched. A missing file
+	// is reported with fs.ErrNotExist.
+	LoadState(dir string) error
 }

@@ -98,11 +98,18 @@ type Request struct {
 	Priority uint32
 	// Preemptable lets higher-priority jobs preempt this one.
 	Preemptable bool
-	// Constraint is the node constraint text in language Lang ("slurm",
-	// "flux" or "requires").
-	Constraint, Lang string
+	// Constraints are the node constraints; a node must satisfy all.
+	Constraints []Constraint
 	// Distribution is the core distribution inside a node.
 	Distribution Distribution
+}
+
+// Constraint is one node constraint text in a sift language.
+type Constraint struct {
+	// Lang is "slurm" (extra=), "requires" (requires=) or "flux" (jobspec=).
+	Lang string
+	// Text is the constraint as the user wrote it.
+	Text string
 }
 
 // CPUsPerTaskOr1 is CPUsPerTask, at least 1.
@@ -159,10 +166,4 @@ func (r *Request) MinCPUs(minNodes int) int {
 		return r.NTasksPerNode * minNodes * cpt
 	}
 	return minNodes * cpt
-}
-
-// Shares reports whether the job may share nodes or cores with other jobs
-// in a partition whose OverSubscribe count is maxShare.
-func (r *Request) Shares(maxShare int) bool {
-	return !r.Exclusive && r.OverSubscribe && maxShare > 1
 }

@@ -14,12 +14,25 @@ type SpecError struct {
 	Msg    string
 }
 
+// Error says where the spec is invalid and why.
 func (e *SpecError) Error() string {
 	return fmt.Sprintf("invalid job spec at byte %d: %s", e.Offset, e.Msg)
 }
 
 // ByteOffset is the byte of the spec text the error points at.
 func (e *SpecError) ByteOffset() int { return e.Offset }
+
+// jobKeys are every key a spec may hold (with their short forms).
+var jobKeys = map[string]bool{
+	"id": true, "nodes": true, "N": true, "ntasks": true, "n": true, "cpus-per-task": true, "c": true,
+	"ntasks-per-node": true, "mem": true, "mem-per-cpu": true, "gpus-per-node": true, "gpus": true,
+	"contiguous": true, "exclusive": true, "oversubscribe": true, "preemptable": true, "nodelist": true,
+	"w": true, "exclude": true, "x": true, "time": true, "t": true, "partition": true, "p": true,
+	"priority": true, "distribution": true, "m": true, "extra": true, "requires": true, "jobspec": true,
+}
+
+// constraintKeys hold constraint texts, which may contain commas.
+var constraintKeys = map[string]bool{"extra": true, "requires": true, "jobspec": true}
 
 // flags are the keys that may stand alone (meaning true); any other segment
 // without '=' continues the previous value, so node lists keep their commas.
@@ -33,8 +46,10 @@ var flags = map[string]bool{"contiguous": true, "exclusive": true, "oversubscrib
 // oversubscribe, preemptable (flags, or =yes/no), nodelist, exclude, time
 // (Slurm time formats), partition, priority, distribution (block or cyclic),
 // extra (a Slurm constraint), requires (a Flux --requires constraint) and
-// jobspec (a Flux RFC 31 constraint). Commas inside brackets, braces,
-// parentheses or quotes do not split.
+// jobspec (a Flux RFC 31 constraint), each at most once. Commas inside
+// brackets, braces, parentheses or quotes do not split, and a constraint
+// keeps the items after it that are not job keys, so extra=a=1,b=2 is the
+// Slurm constraint a=1,b=2. A value wholly in double quotes loses them.
 func ParseSpec(s string) (*Request, error) {
 	r := &Request{}
 	type seg struct {
@@ -62,7 +77,12 @@ func ParseSpec(s string) (*Request, error) {
 			segs[len(segs)-1].val += "," + text
 			return nil
 		}
-		segs = append(segs, seg{strings.TrimSpace(text[:eq]), text[eq+1:], start, start + eq + 1})
+		key := strings.TrimSpace(text[:eq])
+		if n := len(segs); n > 0 && constraintKeys[segs[n-1].key] && !jobKeys[key] {
+			segs[n-1].val += "," + text
+			return nil
+		}
+		segs = append(segs, seg{key, text[eq+1:], start, start + eq + 1})
 		return nil
 	}
 	for i := 0; i < len(s); i++ {
@@ -96,14 +116,25 @@ func ParseSpec(s string) (*Request, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
+	memOff := 0
 	for _, g := range segs {
+		if g.key == "mem" || g.key == "mem-per-cpu" {
+			memOff = g.off
+		}
 		if seen[g.key] {
 			return nil, &SpecError{g.off, fmt.Sprintf("duplicate key %q", g.key)}
 		}
 		seen[g.key] = true
-		if err := r.set(g.key, g.val, g.voff); err != nil {
+		val := g.val
+		if len(val) >= 2 && val[0] == '"' && val[len(val)-1] == '"' && !strings.Contains(val[1:len(val)-1], `"`) {
+			val = val[1 : len(val)-1]
+		}
+		if err := r.set(g.key, val, g.voff); err != nil {
 			return nil, err
 		}
+	}
+	if seen["mem"] && seen["mem-per-cpu"] {
+		return nil, &SpecError{memOff, "mem and mem-per-cpu are mutually exclusive"}
 	}
 	return r, nil
 }
@@ -222,11 +253,7 @@ func (r *Request) set(key, val string, off int) error {
 			return bad("expected block or cyclic")
 		}
 	case "extra", "requires", "jobspec":
-		if r.Lang != "" {
-			return bad("only one of extra, requires, jobspec may be given")
-		}
-		r.Constraint = val
-		r.Lang = map[string]string{"extra": "slurm", "requires": "requires", "jobspec": "flux"}[key]
+		r.Constraints = append(r.Constraints, Constraint{Lang: map[string]string{"extra": "slurm", "requires": "requires", "jobspec": "flux"}[key], Text: val})
 	default:
 		return &SpecError{off - len(key) - 1, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
 	}

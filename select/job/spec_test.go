@@ -4,6 +4,11 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/nodesift/sift/index"
 )
 
 func TestParseSpecReadsEveryKey(t *testing.T) {
@@ -14,9 +19,9 @@ func TestParseSpecReadsEveryKey(t *testing.T) {
 	want := Request{ID: 7, MinNodes: 2, MaxNodes: 4, ReqNodes: 4, NTasks: 128, CPUsPerTask: 2, NTasksPerNode: 32,
 		MemPerCPU: 2048, GPUsPerNode: 2, GPUType: "a100", TimeLimit: time.Hour, Contiguous: true,
 		Required: "n[1-2],n5", Excluded: "n9", Partition: "batch", Priority: 10, Preemptable: true,
-		Distribution: Block, Constraint: "a=1&b<2", Lang: "slurm"}
-	if *r != want {
-		t.Errorf("got %+v\nwant %+v", *r, want)
+		Distribution: Block, Constraints: []Constraint{{Lang: "slurm", Text: "a=1&b<2"}}}
+	if diff := cmp.Diff(want, *r, cmpopts.IgnoreUnexported(roaring.Bitmap{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
 
@@ -32,8 +37,9 @@ func TestParseSpecRejectsWithOffset(t *testing.T) {
 		{"time=1:2:3:4", 5},
 		{"nodes=1,nodes=2", 8},
 		{"ntasks=-1", 7},
-		{"extra=a=1,requires=b", 19},
+		{"extra=a=1,extra=b=2", 10},
 		{"foo", 0},
+		{"mem=1,mem-per-cpu=2", 6},
 	} {
 		_, err := ParseSpec(tc.in)
 		var se *SpecError
@@ -104,4 +110,54 @@ func FuzzParseSpec(f *testing.F) {
 			t.Fatalf("min %d > max %d", r.MinNodes, r.MaxNodes)
 		}
 	})
+}
+
+func TestResolveUsesSlurmHostlists(t *testing.T) {
+	var nodes []index.Node
+	for _, n := range []string{"n1", "n2", "n3", "n10", "gpu01"} {
+		nodes = append(nodes, index.Node{Name: n})
+	}
+	s, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	r := &Request{Required: "n[1-2],gpu01", Excluded: "n10"}
+	if err := r.Resolve(c); err != nil {
+		t.Fatal(err)
+	}
+	if got := r.RequiredSet.ToArray(); len(got) != 3 || got[0] != 0 || got[2] != 4 {
+		t.Errorf("required %v", got)
+	}
+	if got := r.ExcludedSet.ToArray(); len(got) != 1 || got[0] != 3 {
+		t.Errorf("excluded %v", got)
+	}
+	var re *ResolveError
+	if err := (&Request{Required: "n[1-4]"}).Resolve(c); !errors.As(err, &re) || re.Name != "n4" {
+		t.Errorf("unknown node: %v", err)
+	}
+	if err := (&Request{Required: "n[1-"}).Resolve(c); err == nil {
+		t.Error("bad hostlist accepted")
+	}
+}
+
+func TestParseSpecKeepsCommasOfConstraints(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []Constraint
+		mem  uint64
+	}{
+		{"extra=a=1,b=2,mem=5", []Constraint{{"slurm", "a=1,b=2"}}, 5},
+		{`extra="a=1,mem=2",mem=5`, []Constraint{{"slurm", "a=1,mem=2"}}, 5},
+		{"requires=host:n[1-3],n7,extra=zed>1", []Constraint{{"requires", "host:n[1-3],n7"}, {"slurm", "zed>1"}}, 0},
+		{`jobspec={"properties":["a","b"]}`, []Constraint{{"flux", `{"properties":["a","b"]}`}}, 0},
+	} {
+		r, err := ParseSpec(tc.in)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.in, err)
+		}
+		if !cmp.Equal(r.Constraints, tc.want) || r.MemPerNode != tc.mem {
+			t.Errorf("%s: got %+v mem %d", tc.in, r.Constraints, r.MemPerNode)
+		}
+	}
 }

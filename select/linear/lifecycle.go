@@ -21,10 +21,12 @@ type LifecycleError struct {
 	Err error
 }
 
+// Error names the call, the job and the problem.
 func (e *LifecycleError) Error() string {
 	return fmt.Sprintf("linear: %s job %d: %v", e.Op, e.Job, e.Err)
 }
 
+// Unwrap returns the problem.
 func (e *LifecycleError) Unwrap() error { return e.Err }
 
 // Begin implements job.Plugin: it preempts a.Preempted, then charges r to
@@ -66,7 +68,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	if got.Count() != want.Count() {
 		return fail(errors.New("a node is unusable or already allocated"))
 	}
-	rec := &record{id: r.ID, exclusive: p.maxShare(r) <= 1 || !r.Shares(p.maxShare(r)), contiguous: r.Contiguous,
+	rec := &record{id: r.ID, exclusive: p.maxShare(r) <= 1, contiguous: r.Contiguous,
 		preemptable: r.Preemptable, priority: r.Priority, start: a.Start, end: endOf(a.Start, r.TimeLimit)}
 	want.Each(func(id uint32) bool {
 		rec.nodes = append(rec.nodes, id)
@@ -140,8 +142,9 @@ func (p *Plugin) Expand(from, to uint32) error {
 	if f.suspended || t.suspended {
 		return &LifecycleError{"expand", to, errors.New("cannot expand a suspended job")}
 	}
-	p.st.remove(f, true)
-	p.st.remove(t, true)
+	exp := p.st.dup()
+	exp.remove(f, true)
+	exp.remove(t, true)
 	m := t.clone()
 	mem := map[uint32]uint64{}
 	for i, n := range t.nodes {
@@ -160,8 +163,13 @@ func (p *Plugin) Expand(from, to uint32) error {
 	for _, n := range m.nodes {
 		m.mem = append(m.mem, mem[n])
 		m.totalCPUs += p.cl.CPUs[n]
+		if m.exclusive && exp.run[n] > 0 {
+			// The exclusive job would share a node that job from shared.
+			return &LifecycleError{"expand", to, fmt.Errorf("node %d runs other jobs", n)}
+		}
 	}
-	p.st.add(m)
+	exp.add(m)
+	p.st = exp
 	return nil
 }
 

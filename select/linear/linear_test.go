@@ -274,3 +274,16 @@ func TestTestOnlyIgnoresLoad(t *testing.T) {
 		t.Fatalf("§1.5 test-only ignores load and memory: %v", err)
 	}
 }
+
+func TestForcedSharingIgnoresTheJobFlag(t *testing.T) {
+	cl := testCluster(t, []int{1}, nil)
+	cl.Partitions["p"].OverSubscribe, cl.Partitions["p"].Force = 2, true
+	p := New(cl, Config{})
+	begin(t, p, "id=1,nodes=1,partition=p", 0)
+	if _, err := p.Select(spec(t, cl, "id=2,nodes=1,partition=p"), cl.Snap.Live(), job.RunNow, 0); err != nil {
+		t.Fatalf("§1.2 OverSubscribe=FORCE:2 shares without --oversubscribe: %v", err)
+	}
+	if _, err := p.Select(spec(t, cl, "id=3,nodes=1,partition=p,exclusive"), cl.Snap.Live(), job.RunNow, 0); err == nil {
+		t.Fatal("§1.2 an exclusive job never shares")
+	}
+}

@@ -37,6 +37,7 @@ type Plugin struct {
 	st  *state
 
 	usable bits.Set
+	live   bits.Set
 	// tierW and tierSet are the distinct node weights, lightest first, and
 	// the nodes of each.
 	tierW   []uint32
@@ -102,6 +103,7 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 		p.tierSet = append(p.tierSet, byW[w])
 	}
 	p.st.clean.And(live)
+	p.live = live
 	return p
 }
 
@@ -151,6 +153,8 @@ func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt
 		kept = out.Count()
 		todo = p.scratch(in)
 		todo.AndNot(st.clean)
+		// Nodes an exclusive job holds fail below anyway.
+		todo.AndNot(st.held)
 	} else {
 		out.Clear()
 	}
@@ -212,12 +216,18 @@ func (p *Plugin) scratch(s bits.Set) bits.Set {
 	return p.tmp
 }
 
-// shares reports whether r may share nodes in its partition.
+// maxShare is how many jobs may share a node with r (reference §1.2): the
+// partition's OverSubscribe count when the job shares (it asked to, or the
+// partition forces it), else 1.
 func (p *Plugin) maxShare(r *job.Request) int {
-	if r.Exclusive || !r.OverSubscribe {
+	part := p.cl.Partitions[r.Partition]
+	if r.Exclusive || (part != nil && part.Exclusive) {
 		return 1
 	}
-	return p.cl.MaxShare(r.Partition)
+	if r.OverSubscribe || (part != nil && part.Force) {
+		return p.cl.MaxShare(r.Partition)
+	}
+	return 1
 }
 
 // Select implements job.Plugin.

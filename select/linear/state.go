@@ -35,12 +35,13 @@ type state struct {
 	run  []int32
 	tot  []int32
 	jobs map[uint32]*record
-	// clean marks the nodes with no job and no memory charged.
-	clean bits.Set
+	// clean marks the nodes with no job and no memory charged; held the
+	// nodes an exclusive job holds.
+	clean, held bits.Set
 }
 
 func newState(n int) *state {
-	s := &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}, clean: bits.New(n)}
+	s := &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}, clean: bits.New(n), held: bits.New(n)}
 	for i := 0; i < n; i++ {
 		s.clean.Add(uint32(i))
 	}
@@ -54,11 +55,16 @@ func (s *state) touch(id uint32) {
 	} else {
 		s.clean.Del(id)
 	}
+	if s.excl[id] != 0 {
+		s.held.Add(id)
+	} else {
+		s.held.Del(id)
+	}
 }
 
 // dup deep-copies the state for what-if tests (Slurm's _dup_cr).
 func (s *state) dup() *state {
-	d := &state{mem: slices.Clone(s.mem), excl: slices.Clone(s.excl), run: slices.Clone(s.run), tot: slices.Clone(s.tot), jobs: make(map[uint32]*record, len(s.jobs)), clean: s.clean.Clone()}
+	d := &state{mem: slices.Clone(s.mem), excl: slices.Clone(s.excl), run: slices.Clone(s.run), tot: slices.Clone(s.tot), jobs: make(map[uint32]*record, len(s.jobs)), clean: s.clean.Clone(), held: s.held.Clone()}
 	for id, r := range s.jobs {
 		d.jobs[id] = r
 	}
