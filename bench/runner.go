@@ -39,15 +39,16 @@ type Measurement struct {
 	Samples  []float64 `json:"samples_ns"`
 	MedianNS float64   `json:"median_ns"`
 	P95NS    float64   `json:"p95_ns"`
-	Allocs   float64   `json:"allocs"`
-	BytesOp  float64   `json:"bytes"`
-	MBps     float64   `json:"mb_per_s,omitempty"`
+	// Allocs and BytesOp are heap allocations and bytes per op.
+	Allocs  float64 `json:"allocs"`
+	BytesOp float64 `json:"bytes"`
+	MBps    float64 `json:"mb_per_s,omitempty"`
 }
 
 // Result is one suite at one size: sift's measurement, the baselines', and
 // each baseline's ratio to sift (how many times faster sift is: the median
-// over repetitions of baseline time / sift time). "machine" is a fixed calibration loop timed alongside, the in-run
-// baseline of suites that have no other.
+// over slice pairs of baseline time / sift time). "machine" is a fixed
+// calibration loop timed alongside, the in-run baseline of every suite.
 type Result struct {
 	Suite string `json:"suite"`
 	Nodes int    `json:"nodes"`
@@ -173,7 +174,14 @@ type contestant struct {
 	ops, mallocs, allocated uint64
 }
 
-func runCase(s Suite, n int, opt Options) (Result, error) {
+// runCase sets up, times and verifies one suite at one size. A panic in the
+// code under test is reported as an error naming the suite and size.
+func runCase(s Suite, n int, opt Options) (res Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = Result{}, fmt.Errorf("bench: %s nodes=%d: panic: %v", s.Name, n, p)
+		}
+	}()
 	c, err := s.Setup(n)
 	if err != nil {
 		return Result{}, fmt.Errorf("bench: %s nodes=%d: %w", s.Name, n, err)

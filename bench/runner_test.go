@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -109,5 +110,15 @@ func TestFormatRatioKeepsThreeSignificantDigits(t *testing.T) {
 		if got := formatRatio(v); got != want {
 			t.Errorf("formatRatio(%v) = %q, want %q", v, got, want)
 		}
+	}
+}
+
+func TestRunReportsAPanicInASuiteAsAnError(t *testing.T) {
+	suite := Suite{Name: "boom", Sizes: []int{1}, Setup: func(int) (*Case, error) {
+		return &Case{Op: func() { panic("index out of range") }}, nil
+	}}
+	_, err := Run([]Suite{suite}, Options{Count: 1, MinSample: time.Microsecond})
+	if err == nil || !strings.Contains(err.Error(), "boom nodes=1: panic: index out of range") {
+		t.Fatalf("err = %v", err)
 	}
 }
