@@ -113,7 +113,7 @@ load on a shared machine does not fail the gate while a real slowdown does.`,
 				return invalidInput(errors.New("--compare: no suite and size in common with " + compare))
 			}
 			if bad := bench.WriteVerdicts(w, vs); bad > 0 {
-				return unsatisfied(fmt.Errorf("%d of %d suite sizes regressed by more than %s", bad, len(vs), threshold))
+				return unsatisfied(fmt.Errorf("%d of %d suite sizes regressed (threshold %s)", bad, len(vs), threshold))
 			}
 			return nil
 		},
@@ -126,7 +126,7 @@ load on a shared machine does not fail the gate while a real slowdown does.`,
 	f.StringVar(&cpuprofile, "cpuprofile", "", "write one CPU profile per suite into this directory and print its top functions")
 	f.StringVar(&jsonOut, "json", "", "write the results as JSON to this file")
 	f.StringVar(&compare, "compare", "", "compare with a JSON report from an earlier run; exit 3 on a regression")
-	f.StringVar(&threshold, "threshold", "10%", "largest tolerated drop of a suite's ratio to its baseline")
+	f.StringVar(&threshold, "threshold", "10%", "largest tolerated drop of a suite's ratio to its baseline (measured noise may widen it, to 50% at most)")
 	f.IntVar(&recheck, "recheck", 3, "with --compare, rerun a regressed suite up to this many times and keep its best run")
 	f.StringVar(&htmlOut, "html", "", "write an HTML report with log-log plots to this file")
 	f.StringVar(&format, "format", "table", "output format: table or benchstat")
