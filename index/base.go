@@ -204,7 +204,7 @@ func (bb *baseBuilder) prop(i int, f string) *[]uint32 {
 // addNode records everything but the extra values of a live node.
 func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 	b := bb.b
-	b.nodes[id] = n
+	b.nodes[id] = n // no-op in a build, which starts from the node list
 	b.liveW[id>>6] |= 1 << (id & 63)
 	if has {
 		b.has[id>>6] |= 1 << (id & 63)
@@ -282,8 +282,11 @@ func (bb *baseBuilder) finish() (*base, error) {
 		return nil, fmt.Errorf("index: duplicate node name %q", bb.dup)
 	}
 	b.cols = make(map[string]*column, len(bb.cols))
+	bb.keyCache = nil
 	for k, c := range bb.cols {
 		b.cols[k] = c.finish(b.bound, b.words)
+		// Let the collector take each builder while the next one finishes.
+		delete(bb.cols, k)
 	}
 	b.props = make(map[string]*roaring.Bitmap, len(bb.propIDs))
 	for f, ids := range bb.propIDs {
@@ -464,6 +467,7 @@ func simpleDecimal(text []byte) (float64, bool) {
 // buildBase indexes nodes (nil entries are holes) with one reused parser.
 func buildBase(nodes []*Node) (*base, error) {
 	bb := newBaseBuilder(uint32(len(nodes)))
+	bb.b.nodes = nodes
 	var p fastjson.Parser
 	for id, n := range nodes {
 		if n == nil {

@@ -204,6 +204,43 @@ func BenchmarkUpdate(b *testing.B) {
 			b.StopTimer()
 			st.Compact()
 		})
+		// The writer's own cost: the overlay is compacted outside the timer
+		// before it reaches the background-fold threshold.
+		b.Run(fmt.Sprintf("set-extra-writer/nodes=%d", n), func(b *testing.B) {
+			f := fixtureFor(n)
+			nodes := f.nodes
+			st := NewStore(f.s)
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				nd := &nodes[(i*7919)%n]
+				if _, err := st.SetExtra(nd.Name, nodes[(i*104729+1)%n].Extra); err != nil {
+					b.Fatal(err)
+				}
+				i++
+				if i%(foldAt-1) == 0 {
+					b.StopTimer()
+					st.Compact()
+					b.StartTimer()
+				}
+			}
+		})
+		// A leaf over a snapshot carrying a 63-node overlay (just below the
+		// fold threshold), against the same leaf without one.
+		b.Run(fmt.Sprintf("leaf-with-overlay/nodes=%d", n), func(b *testing.B) {
+			f := fixtureFor(n)
+			st := NewStore(f.s)
+			for i := 0; i < foldAt-1; i++ {
+				st.SetExtra(f.nodes[(i*7919)%n].Name, f.nodes[i].Extra)
+			}
+			s := st.Snapshot()
+			dst := make([]uint64, s.Words())
+			c := leafCases[1]
+			b.ReportAllocs()
+			for b.Loop() {
+				s.ExtraLeaf(c.key, c.op, &c.o, dst)
+			}
+		})
 	}
 }
 
