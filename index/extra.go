@@ -49,13 +49,6 @@ func parseExtra(p *fastjson.Parser, raw []byte) (kv map[string]Value, ok bool) {
 	return kv, true
 }
 
-func cString(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 func jsonValue(v *fastjson.Value) Value {
 	switch v.Type() {
 	case fastjson.TypeNumber:

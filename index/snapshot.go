@@ -1,51 +1,37 @@
 package index
 
 import (
-	"fmt"
-	"sync"
-
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/valyala/fastjson"
 )
 
 // Snapshot is an immutable view of the node store, safe for any number of
-// concurrent readers.
+// concurrent readers. It is a columnar base shared with other snapshots plus
+// a small overlay of the nodes changed since that base was built.
 type Snapshot struct {
-	gen    uint64
-	nodes  []*Node // by id; nil for removed ids
-	extra  []map[string]Value
-	has    []bool // node has parsed extra data
-	byName map[string]uint32
-	live   *roaring.Bitmap
+	gen uint64
+	b   *base
+	// ov holds the nodes changed since b was built; each entry replaces the
+	// node's base record entirely.
+	ov overlay
+	// names maps the names of nodes added since b was built to their ids.
+	names map[string]uint32
+	bound uint32
+	live  *roaring.Bitmap
 }
 
 // Build makes the first snapshot (generation 1) of nodes; node i gets id i.
-// Node names must be unique.
+// Node names must be unique. The snapshot keeps pointers into nodes: the
+// caller must not modify them afterwards.
 func Build(nodes []Node) (*Snapshot, error) {
-	s := &Snapshot{gen: 1, byName: make(map[string]uint32, len(nodes)), live: roaring.New()}
-	var p fastjson.Parser
+	ptrs := make([]*Node, len(nodes))
 	for i := range nodes {
-		n := nodes[i]
-		if _, dup := s.byName[n.Name]; dup {
-			return nil, fmt.Errorf("index: duplicate node name %q", n.Name)
-		}
-		s.append(&p, &n)
+		ptrs[i] = &nodes[i]
 	}
-	return s, nil
-}
-
-func (s *Snapshot) append(p *fastjson.Parser, n *Node) {
-	id := uint32(len(s.nodes))
-	s.nodes = append(s.nodes, n)
-	var kv map[string]Value
-	ok := false
-	if n.Extra != nil {
-		kv, ok = parseExtra(p, n.Extra)
+	b, err := buildBase(ptrs)
+	if err != nil {
+		return nil, err
 	}
-	s.extra = append(s.extra, kv)
-	s.has = append(s.has, ok)
-	s.byName[n.Name] = id
-	s.live.Add(id)
+	return &Snapshot{gen: 1, b: b, bound: b.bound, live: b.live}, nil
 }
 
 // Generation numbers snapshots in publication order, from 1.
@@ -55,37 +41,66 @@ func (s *Snapshot) Generation() uint64 { return s.gen }
 func (s *Snapshot) Len() int { return int(s.live.GetCardinality()) }
 
 // IDBound is one more than the largest id ever given; every id is below it.
-func (s *Snapshot) IDBound() uint32 { return uint32(len(s.nodes)) }
+func (s *Snapshot) IDBound() uint32 { return s.bound }
 
 // Words is the number of 64-bit words a dense bitmap over all ids needs.
-func (s *Snapshot) Words() int { return (len(s.nodes) + 63) / 64 }
+func (s *Snapshot) Words() int { return (int(s.bound) + 63) / 64 }
 
 // Live returns the ids of the nodes that exist. The caller must not modify it.
 func (s *Snapshot) Live() *roaring.Bitmap { return s.live }
 
+// entry returns the overlay entry of id, if the node changed since the base.
+func (s *Snapshot) entry(id uint32) *ovEntry {
+	if s.ov.size() == 0 {
+		return nil
+	}
+	return s.ov.get(id)
+}
+
 // Node returns the record of node id. The caller must not modify it.
 func (s *Snapshot) Node(id uint32) (*Node, bool) {
-	if int(id) >= len(s.nodes) || s.nodes[id] == nil {
+	if e := s.entry(id); e != nil {
+		return e.n, e.n != nil
+	}
+	if id >= s.b.bound || s.b.nodes[id] == nil {
 		return nil, false
 	}
-	return s.nodes[id], true
+	return s.b.nodes[id], true
 }
 
 // ID returns the id of the node named name.
 func (s *Snapshot) ID(name string) (uint32, bool) {
-	id, ok := s.byName[name]
-	return id, ok
+	if id, ok := s.names[name]; ok {
+		return id, true
+	}
+	id, ok := s.b.lookup(name)
+	if !ok {
+		return 0, false
+	}
+	if e := s.entry(id); e != nil && (e.n == nil || e.n.Name != name) {
+		return 0, false
+	}
+	return id, true
 }
 
 // HasExtra reports whether node id has parsed extra data.
-func (s *Snapshot) HasExtra(id uint32) bool { return int(id) < len(s.has) && s.has[id] }
+func (s *Snapshot) HasExtra(id uint32) bool {
+	if e := s.entry(id); e != nil {
+		return e.n != nil && e.has
+	}
+	return id < s.b.bound && s.b.has[id>>6]&(1<<(id&63)) != 0
+}
 
 // ExtraValue returns node id's extra value under key.
 func (s *Snapshot) ExtraValue(id uint32, key string) Value {
-	if int(id) >= len(s.extra) {
+	if e := s.entry(id); e != nil {
+		return e.kv[key]
+	}
+	c := s.b.cols[key]
+	if c == nil {
 		return Value{}
 	}
-	return s.extra[id][key]
+	return c.value(id)
 }
 
 func clearWords(dst []uint64) {
@@ -94,13 +109,40 @@ func clearWords(dst []uint64) {
 	}
 }
 
+// setRun sets the bits of ids lo..hi inclusive.
+func setRun(dst []uint64, lo, hi uint32) {
+	wl, wh := lo>>6, hi>>6
+	first, last := ^uint64(0)<<(lo&63), ^uint64(0)>>(63-hi&63)
+	if wl == wh {
+		dst[wl] |= first & last
+		return
+	}
+	dst[wl] |= first
+	for w := wl + 1; w < wh; w++ {
+		dst[w] = ^uint64(0)
+	}
+	dst[wh] |= last
+}
+
+func setBit(dst []uint64, id uint32, on bool) {
+	if on {
+		dst[id>>6] |= 1 << (id & 63)
+	} else {
+		dst[id>>6] &^= 1 << (id & 63)
+	}
+}
+
 // ExtraLeaf overwrites dst (at least Words() long) with the live nodes whose
 // extra value under key satisfies `value op v`.
 func (s *Snapshot) ExtraLeaf(key string, op Op, v *Operand, dst []uint64) {
-	clearWords(dst)
-	for id, kv := range s.extra {
-		if s.nodes[id] != nil && kv[key].Match(op, v) {
-			dst[id>>6] |= 1 << (uint(id) & 63)
+	k := sink{dst: dst}
+	if c := s.b.cols[key]; c != nil {
+		c.writeLeaf(op, v, &k)
+	}
+	k.prepare()
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			setBit(dst, e.id, e.n != nil && e.kv[key].Match(op, v))
 		}
 	}
 }
@@ -111,12 +153,7 @@ func (s *Snapshot) NodeExtraLeaf(id uint32, key string, op Op, v *Operand) bool 
 	return live && s.ExtraValue(id, key).Match(op, v)
 }
 
-// NodeProperty reports whether node id has feature name or is named name.
-func (s *Snapshot) NodeProperty(id uint32, name string) bool {
-	n, ok := s.Node(id)
-	if !ok {
-		return false
-	}
+func nodeHas(n *Node, name string) bool {
 	if n.Name == name {
 		return true
 	}
@@ -128,13 +165,25 @@ func (s *Snapshot) NodeProperty(id uint32, name string) bool {
 	return false
 }
 
+// NodeProperty reports whether node id has feature name or is named name.
+func (s *Snapshot) NodeProperty(id uint32, name string) bool {
+	n, ok := s.Node(id)
+	return ok && nodeHas(n, name)
+}
+
 // PropertyLeaf overwrites dst with the live nodes that have feature name or
 // are named name.
 func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
 	clearWords(dst)
-	for id := range s.nodes {
-		if s.NodeProperty(uint32(id), name) {
-			dst[id>>6] |= 1 << (uint(id) & 63)
+	if bm := s.b.props[name]; bm != nil {
+		bm.WriteDenseTo(dst)
+	}
+	if id, ok := s.b.lookup(name); ok {
+		setBit(dst, id, true)
+	}
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			setBit(dst, e.id, e.n != nil && nodeHas(e.n, name))
 		}
 	}
 }
@@ -142,39 +191,78 @@ func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
 // RankLeaf overwrites dst with the live nodes whose rank is in any range.
 func (s *Snapshot) RankLeaf(ranges []RankRange, dst []uint64) {
 	clearWords(dst)
-	for id, n := range s.nodes {
-		if n == nil {
-			continue
-		}
+	if rc := s.b.ranks; rc != nil {
 		for _, r := range ranges {
-			if n.Rank >= r.Lo && n.Rank <= r.Hi {
-				dst[id>>6] |= 1 << (uint(id) & 63)
-				break
+			if r.Lo > r.Hi {
+				continue
 			}
+			i := searchU32(rc.vals, r.Lo)
+			j := len(rc.vals)
+			if r.Hi < ^uint32(0) {
+				j = searchU32(rc.vals, r.Hi+1)
+			}
+			rc.p.orSpan(dst, span{uint32(i), uint32(j)})
+		}
+	} else {
+		// Ranks are ids: each range is a run of whole words.
+		for _, r := range ranges {
+			if r.Lo > r.Hi || r.Lo >= s.b.bound {
+				continue
+			}
+			setRun(dst, r.Lo, min(r.Hi, s.b.bound-1))
+		}
+		live := s.b.liveW
+		for i := range live {
+			dst[i] &= live[i]
+		}
+	}
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			on := false
+			if e.n != nil {
+				for _, r := range ranges {
+					if e.n.Rank >= r.Lo && e.n.Rank <= r.Hi {
+						on = true
+						break
+					}
+				}
+			}
+			setBit(dst, e.id, on)
 		}
 	}
 }
 
-// Store holds the current snapshot and serializes writers; readers take a
-// snapshot and are never blocked.
-type Store struct {
-	mu  sync.Mutex
-	cur *Snapshot
-}
-
 // HostLeaf overwrites dst with the live nodes whose hostname satisfies any
-// of the queries.
+// of the queries. A range query costs two binary searches plus the words of
+// its answer, whatever the length of the range.
 func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
 	clearWords(dst)
-	for id, n := range s.nodes {
-		if n == nil {
+	for i := range qs {
+		q := &qs[i]
+		if q.Exact {
+			if id, ok := s.b.lookup(q.Name); ok {
+				setBit(dst, id, true)
+			}
 			continue
 		}
-		for i := range qs {
-			if qs[i].matchHost(n.Name) {
-				dst[id>>6] |= 1 << (uint(id) & 63)
-				break
+		hc := s.b.hosts[hostKey{q.Alpha, q.Digits}]
+		if hc == nil || q.Digits == 0 || q.Lo > q.Hi {
+			continue
+		}
+		hc.orRange(dst, q.Lo, q.Hi)
+	}
+	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
+		for _, e := range list {
+			on := false
+			if e.n != nil {
+				for i := range qs {
+					if qs[i].matchHost(e.n.Name) {
+						on = true
+						break
+					}
+				}
 			}
+			setBit(dst, e.id, on)
 		}
 	}
 }

@@ -1,0 +1,596 @@
+package index
+
+import (
+	"math"
+	"slices"
+	"strings"
+)
+
+// A vref packs one node's value under a key into 32 bits: the Kind in the
+// top three bits (0: missing) and the index of the value among its type's
+// distinct values below. NaN numbers sit outside the sorted order, because
+// they compare greater than every request: they get index nanIdx.
+const (
+	kindShift = 29
+	idxMask   = 1<<kindShift - 1
+	nanIdx    = idxMask
+)
+
+func vref(k Kind, idx uint32) uint32 { return uint32(k)<<kindShift | idx }
+
+// column holds every node's value under one extra key, split by the node's
+// JSON type. Each type keeps its distinct values in ascending order and the
+// ids sorted by value, so every leaf is one or two position intervals.
+type column struct {
+	// Each node's vref: dense by id, or, for keys most nodes lack, as
+	// sparse (id, vref) pairs sorted by id.
+	dense      []uint32
+	sparseIDs  []uint32
+	sparseRefs []uint32
+
+	nums     []float64 // distinct non-NaN numbers, ascending
+	numStart []uint32  // position where each distinct number starts, then the count
+	num      postings
+	nan      []uint32 // ids of NaN numbers
+
+	strs     []string // distinct strings, byte-wise ascending
+	strStart []uint32
+	str      postings
+
+	bools     []bool // distinct booleans, false first
+	boolStart []uint32
+	boolP     postings
+
+	unusable []uint32 // ids, ascending
+}
+
+// ref returns node id's vref (0 when the node lacks the key).
+func (c *column) ref(id uint32) uint32 {
+	if c.dense != nil {
+		if int(id) < len(c.dense) {
+			return c.dense[id]
+		}
+		return 0
+	}
+	if i := searchU32(c.sparseIDs, id); i < len(c.sparseIDs) && c.sparseIDs[i] == id {
+		return c.sparseRefs[i]
+	}
+	return 0
+}
+
+func (c *column) kind(id uint32) Kind { return Kind(c.ref(id) >> kindShift) }
+
+func (c *column) value(id uint32) Value {
+	v := c.ref(id)
+	r := v & idxMask
+	switch Kind(v >> kindShift) {
+	case KindNumber:
+		if r == nanIdx {
+			return Value{Kind: KindNumber, Num: math.NaN()}
+		}
+		return Value{Kind: KindNumber, Num: c.nums[r]}
+	case KindString:
+		return Value{Kind: KindString, Str: c.strs[r]}
+	case KindBool:
+		return Value{Kind: KindBool, Bool: c.bools[r]}
+	case KindUnusable:
+		return Value{Kind: KindUnusable}
+	}
+	return Value{}
+}
+
+// numBounds returns [i, j): the distinct numbers comparing equal to b under
+// cmp3. Over ascending values a-b never decreases under IEEE rounding, so the
+// three-way result is a monotone LT* EQ* GT* sequence and binary search with
+// the exact predicate finds the cuts.
+func numBounds(vals []float64, b float64) (i, j int) {
+	i = searchFirst(len(vals), func(k int) bool { return cmp3(vals[k], b) >= 0 })
+	j = searchFirst(len(vals), func(k int) bool { return cmp3(vals[k], b) > 0 })
+	return i, j
+}
+
+func strBounds(vals []string, raw string) (i, j int) {
+	i = searchFirst(len(vals), func(k int) bool { return vals[k] >= raw })
+	j = searchFirst(len(vals), func(k int) bool { return vals[k] > raw })
+	return i, j
+}
+
+func boolBounds(vals []bool, b bool) (i, j int) {
+	// false < true; vals is a subset of [false, true] in order.
+	for k, v := range vals {
+		if v == b {
+			return k, k + 1
+		}
+		if v {
+			return k, k
+		}
+	}
+	return len(vals), len(vals)
+}
+
+// searchFirst returns the first k in [0, n) with f(k), or n.
+func searchFirst(n int, f func(int) bool) int {
+	lo, hi := 0, n
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if !f(m) {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// writeLeaf ORs into k the ids in this column satisfying `value op o`.
+func (c *column) writeLeaf(op Op, o *Operand, k *sink) {
+	if o.NumOK && len(c.num.ids) > 0 {
+		i, j := numBounds(c.nums, o.Num)
+		c.num.writeSpans(k, opSpans(op, c.numStart[i], c.numStart[j], uint32(len(c.num.ids))))
+	}
+	if len(c.nan) > 0 && o.NumOK && op.holds(1) {
+		k.prepare()
+		for _, id := range c.nan {
+			k.dst[id>>6] |= 1 << (id & 63)
+		}
+	}
+	if len(c.str.ids) > 0 {
+		i, j := strBounds(c.strs, o.Raw)
+		c.str.writeSpans(k, opSpans(op, c.strStart[i], c.strStart[j], uint32(len(c.str.ids))))
+	}
+	if len(c.boolP.ids) > 0 {
+		i, j := boolBounds(c.bools, o.Bool)
+		c.boolP.writeSpans(k, opSpans(op, c.boolStart[i], c.boolStart[j], uint32(len(c.boolP.ids))))
+	}
+}
+
+// estimate counts the ids in this column satisfying the leaf.
+func (c *column) estimate(op Op, o *Operand) int {
+	n := 0
+	count := func(p *postings, i, j uint32) {
+		ss := opSpans(op, i, j, uint32(len(p.ids)))
+		for _, s := range ss {
+			if s.hi > s.lo {
+				n += int(s.hi - s.lo)
+			}
+		}
+	}
+	if o.NumOK && len(c.num.ids) > 0 {
+		i, j := numBounds(c.nums, o.Num)
+		count(&c.num, c.numStart[i], c.numStart[j])
+	}
+	if o.NumOK && op.holds(1) {
+		n += len(c.nan)
+	}
+	if len(c.str.ids) > 0 {
+		i, j := strBounds(c.strs, o.Raw)
+		count(&c.str, c.strStart[i], c.strStart[j])
+	}
+	if len(c.boolP.ids) > 0 {
+		i, j := boolBounds(c.bools, o.Bool)
+		count(&c.boolP, c.boolStart[i], c.boolStart[j])
+	}
+	return n
+}
+
+func (c *column) sizeBytes() int {
+	n := 4*len(c.dense) + 4*len(c.sparseIDs) + 4*len(c.sparseRefs) + 4*len(c.unusable) + 8*len(c.nums) + 4*len(c.numStart) + 4*len(c.nan)
+	n += c.num.sizeBytes() + c.str.sizeBytes() + c.boolP.sizeBytes()
+	n += 4*len(c.strStart) + 4*len(c.boolStart) + 2*len(c.bools)
+	for _, s := range c.strs {
+		n += 16 + len(s)
+	}
+	return n
+}
+
+// numEnt is one node's number as an order-preserving integer key.
+type numEnt struct {
+	key uint64
+	id  uint32
+}
+
+// floatKey maps a non-NaN float64 to a uint64 with the same order (-0 and 0
+// share a key: they compare alike).
+func floatKey(f float64) uint64 {
+	if f == 0 {
+		return 1 << 63
+	}
+	b := math.Float64bits(f)
+	if b>>63 != 0 {
+		return ^b
+	}
+	return b | 1<<63
+}
+
+func keyFloat(k uint64) float64 {
+	if k>>63 != 0 {
+		return math.Float64frombits(k &^ (1 << 63))
+	}
+	return math.Float64frombits(^k)
+}
+
+// radixSort sorts es by key, stably (ids stay ascending within a key),
+// skipping the byte positions on which every key agrees.
+func radixSort(es []numEnt) []numEnt {
+	var hist [8][256]int
+	for _, e := range es {
+		for d := 0; d < 8; d++ {
+			hist[d][byte(e.key>>(8*d))]++
+		}
+	}
+	tmp := make([]numEnt, len(es))
+	for d := 0; d < 8; d++ {
+		h := &hist[d]
+		if h[byte(es[0].key>>(8*d))] == len(es) {
+			continue
+		}
+		sum := 0
+		for i := range h {
+			sum, h[i] = sum+h[i], sum
+		}
+		for _, e := range es {
+			b := byte(e.key >> (8 * d))
+			tmp[h[b]] = e
+			h[b]++
+		}
+		es, tmp = tmp, es
+	}
+	return es
+}
+
+type hotStr struct {
+	s string
+	v uint32 // value index + 1; 0 when empty
+}
+
+// ref is one node's value as an index into a builder's first-seen distinct
+// values of one type.
+type ref struct{ id, v uint32 }
+
+// colBuilder gathers one key's values node by node (ids ascending), interning
+// each distinct value once so that finishing sorts distinct values only.
+type colBuilder struct {
+	nums []numEnt
+	// unsorted is set once nums are not in key order; late are numbers
+	// merged into a sorted nums at the end.
+	unsorted bool
+	late     []numEnt
+	// strHot is a direct-mapped cache in front of strIdx: most keys have
+	// few distinct strings.
+	strHot [16]hotStr
+	nan    []uint32
+
+	strIdx map[string]uint32
+	strVal []string
+	strRef []ref
+
+	boolRef []ref // v is 0 or 1
+
+	unusable []uint32
+
+	// bound is the id bound of the build, for sizing the lists.
+	bound uint32
+
+	// The last id added and its kind, so a duplicate key in one document
+	// replaces the earlier value (last wins, as in json-c).
+	last     uint32
+	lastKind Kind
+	any      bool
+}
+
+func newColBuilder(bound uint32) *colBuilder {
+	return &colBuilder{strIdx: map[string]uint32{}, bound: bound}
+}
+
+// grow reserves room for s once it is full, projecting its final length
+// from its share of the ids seen so far (id is the node being added), so
+// that large columns grow once instead of doubling repeatedly.
+func grow[T any](s []T, id, bound uint32) []T {
+	if len(s) < cap(s) || len(s) < 1024 {
+		return s
+	}
+	want := int(uint64(len(s)) * uint64(bound) / uint64(id+1) * 9 / 8)
+	return slices.Grow(s, max(want-len(s), len(s)/4))
+}
+
+// begin drops the value id already has (a duplicate key) before a new one.
+func (b *colBuilder) begin(id uint32) {
+	if !b.any || b.last != id {
+		b.any, b.last = true, id
+		return
+	}
+	switch b.lastKind {
+	case KindNumber:
+		if n := len(b.nan); n > 0 && b.nan[n-1] == id {
+			b.nan = b.nan[:n-1]
+		} else {
+			b.nums = b.nums[:len(b.nums)-1]
+		}
+	case KindString:
+		b.strRef = b.strRef[:len(b.strRef)-1]
+	case KindBool:
+		b.boolRef = b.boolRef[:len(b.boolRef)-1]
+	case KindUnusable:
+		b.unusable = b.unusable[:len(b.unusable)-1]
+	}
+}
+
+func (b *colBuilder) addNum(id uint32, f float64) {
+	b.begin(id)
+	b.lastKind = KindNumber
+	if f != f {
+		b.nan = append(b.nan, id)
+		return
+	}
+	k := floatKey(f)
+	if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
+		b.unsorted = true
+	}
+	b.nums = grow(b.nums, id, b.bound)
+	b.nums = append(b.nums, numEnt{k, id})
+}
+
+// addLateNum adds a number that belongs after the sorted run of nums was
+// fed in value order (a fold feeds a column's numbers that way, then the
+// few changed nodes' ones).
+func (b *colBuilder) addLateNum(id uint32, f float64) {
+	if f != f {
+		b.nan = append(b.nan, id)
+		return
+	}
+	b.late = append(b.late, numEnt{floatKey(f), id})
+}
+
+func (b *colBuilder) addStr(id uint32, s []byte) {
+	b.begin(id)
+	b.lastKind = KindString
+	k := len(s)
+	if k > 0 {
+		k += int(s[0])*7 + int(s[k-1])*3
+	}
+	h := &b.strHot[k&15]
+	if h.v == 0 || h.s != string(s) {
+		v, ok := b.strIdx[string(s)]
+		if !ok {
+			v = uint32(len(b.strVal))
+			str := string(s)
+			b.strIdx[str] = v
+			b.strVal = append(b.strVal, str)
+		}
+		h.s, h.v = b.strVal[v], v+1
+	}
+	b.strRef = grow(b.strRef, id, b.bound)
+	b.strRef = append(b.strRef, ref{id, h.v - 1})
+}
+
+func (b *colBuilder) addBool(id uint32, t bool) {
+	b.begin(id)
+	b.lastKind = KindBool
+	v := uint32(0)
+	if t {
+		v = 1
+	}
+	b.boolRef = grow(b.boolRef, id, b.bound)
+	b.boolRef = append(b.boolRef, ref{id, v})
+}
+
+func (b *colBuilder) addUnusable(id uint32) {
+	b.begin(id)
+	b.lastKind = KindUnusable
+	b.unusable = append(b.unusable, id)
+}
+
+func (b *colBuilder) addValue(id uint32, v Value) {
+	switch v.Kind {
+	case KindNumber:
+		b.addNum(id, v.Num)
+	case KindString:
+		b.addStr(id, []byte(v.Str))
+	case KindBool:
+		b.addBool(id, v.Bool)
+	case KindUnusable:
+		b.addUnusable(id)
+	}
+}
+
+// finish sorts the distinct values and lays the ids out in value order
+// (ids ascending within one value) with a stable counting sort.
+func (b *colBuilder) finish(bound uint32, words int) *column {
+	c := &column{dense: make([]uint32, bound), unusable: b.unusable}
+	slices.Sort(c.unusable)
+	for _, id := range b.unusable {
+		c.dense[id] = vref(KindUnusable, 0)
+	}
+	for _, id := range b.nan {
+		c.dense[id] = vref(KindNumber, nanIdx)
+	}
+	c.nan = b.nan
+
+	ids, start := c.placeNums(b.numbers())
+	c.numStart, c.num = start, newPostings(ids, start, words)
+
+	order := sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
+	c.strs = permute(b.strVal, order)
+	ids, start = place(b.strRef, order, KindString, c)
+	c.strStart, c.str = start, newPostings(ids, start, words)
+
+	var seen [2]bool
+	for _, r := range b.boolRef {
+		seen[r.v] = true
+	}
+	var bv []uint32
+	for v := range seen {
+		if seen[v] {
+			c.bools = append(c.bools, v == 1)
+			bv = append(bv, uint32(v))
+		}
+	}
+	order = make([]uint32, 2)
+	for rank, v := range bv {
+		order[v] = uint32(rank)
+	}
+	ids, start = placeRanked(b.boolRef, order, len(bv), KindBool, c)
+	c.boolStart, c.boolP = start, newPostings(ids, start, words)
+	c.compact()
+	return c
+}
+
+// compact switches to sparse vrefs when fewer than half the ids have the
+// key: pairs cost 8 bytes a node that has it, dense 4 bytes an id.
+func (c *column) compact() {
+	n := len(c.num.ids) + len(c.nan) + len(c.str.ids) + len(c.boolP.ids) + len(c.unusable)
+	if 2*n >= len(c.dense) {
+		return
+	}
+	c.sparseIDs, c.sparseRefs = make([]uint32, 0, n), make([]uint32, 0, n)
+	for id, r := range c.dense {
+		if r != 0 {
+			c.sparseIDs = append(c.sparseIDs, uint32(id))
+			c.sparseRefs = append(c.sparseRefs, r)
+		}
+	}
+	c.dense = nil
+}
+
+// numbers returns every number in key order.
+func (b *colBuilder) numbers() []numEnt {
+	if b.unsorted {
+		return radixSort(append(b.nums, b.late...))
+	}
+	if len(b.late) == 0 {
+		return b.nums
+	}
+	slices.SortFunc(b.late, func(x, y numEnt) int {
+		if x.key < y.key {
+			return -1
+		}
+		if x.key > y.key {
+			return 1
+		}
+		return 0
+	})
+	out := make([]numEnt, 0, len(b.nums)+len(b.late))
+	i, j := 0, 0
+	for i < len(b.nums) && j < len(b.late) {
+		if b.late[j].key < b.nums[i].key {
+			out = append(out, b.late[j])
+			j++
+		} else {
+			out = append(out, b.nums[i])
+			i++
+		}
+	}
+	out = append(out, b.nums[i:]...)
+	return append(out, b.late[j:]...)
+}
+
+// placeNums records the numbers' distinct values; es is in key order.
+func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
+	if len(es) == 0 {
+		return nil, []uint32{0}
+	}
+	ids = make([]uint32, len(es))
+	for i, e := range es {
+		if i == 0 || e.key != es[i-1].key {
+			start = append(start, uint32(i))
+			c.nums = append(c.nums, keyFloat(e.key))
+		}
+		ids[i] = e.id
+		c.dense[e.id] = vref(KindNumber, uint32(len(c.nums)-1))
+	}
+	return ids, append(start, uint32(len(es)))
+}
+
+// sortedOrder returns the values' indices sorted by cmp.
+func sortedOrder(n int, cmp func(x, y uint32) int) []uint32 {
+	idx := make([]uint32, n)
+	for i := range idx {
+		idx[i] = uint32(i)
+	}
+	slices.SortFunc(idx, cmp)
+	return idx
+}
+
+func permute[T any](vals []T, order []uint32) []T {
+	out := make([]T, len(order))
+	for k, i := range order {
+		out[k] = vals[i]
+	}
+	return out
+}
+
+// place lays refs out in the order of their values; order[k] is the k-th
+// smallest value's first-seen index.
+func place(refs []ref, order []uint32, kind Kind, c *column) (ids, start []uint32) {
+	rank := make([]uint32, len(order))
+	for k, i := range order {
+		rank[i] = uint32(k)
+	}
+	return placeRanked(refs, rank, len(order), kind, c)
+}
+
+func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) (ids, start []uint32) {
+	start = make([]uint32, distinct+1)
+	for _, r := range refs {
+		start[rank[r.v]+1]++
+	}
+	for k := 1; k <= distinct; k++ {
+		start[k] += start[k-1]
+	}
+	next := slices.Clone(start[:distinct])
+	ids = make([]uint32, len(refs))
+	for _, r := range refs {
+		k := rank[r.v]
+		ids[next[k]] = r.id
+		next[k]++
+		c.dense[r.id] = vref(kind, k)
+	}
+	return ids, start
+}
+
+// feed adds this column's values, except those of skipped ids, to cb in
+// value order, so that cb needs no sorting.
+func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
+	cb.nums = slices.Grow(cb.nums, len(c.num.ids))
+	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
+	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
+	for d, v := range c.nums {
+		k := floatKey(v)
+		for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
+			if !skip(id) {
+				cb.nums = append(cb.nums, numEnt{k, id})
+			}
+		}
+	}
+	for _, id := range c.nan {
+		if !skip(id) {
+			cb.nan = append(cb.nan, id)
+		}
+	}
+	for d, v := range c.strs {
+		r := uint32(len(cb.strVal))
+		cb.strIdx[v] = r
+		cb.strVal = append(cb.strVal, v)
+		for _, id := range c.str.ids[c.strStart[d]:c.strStart[d+1]] {
+			if !skip(id) {
+				cb.strRef = append(cb.strRef, ref{id, r})
+			}
+		}
+	}
+	for d, v := range c.bools {
+		r := uint32(0)
+		if v {
+			r = 1
+		}
+		for _, id := range c.boolP.ids[c.boolStart[d]:c.boolStart[d+1]] {
+			if !skip(id) {
+				cb.boolRef = append(cb.boolRef, ref{id, r})
+			}
+		}
+	}
+	for _, id := range c.unusable {
+		if !skip(id) {
+			cb.unusable = append(cb.unusable, id)
+		}
+	}
+}

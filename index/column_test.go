@@ -1,0 +1,160 @@
+package index
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"testing"
+)
+
+// edgeFloats are node values and request values around Slurm's 1e-5
+// tolerance, IEEE specials and integers beyond 2^53.
+func edgeFloats() []float64 {
+	base := []float64{0, math.Copysign(0, -1), 1, -1, 1e-5, -1e-5, 2e-5, 1 + 1e-5, 1 - 1e-5, 1e9 + 1e-5,
+		1 << 53, 1<<53 + 2, 1 << 63, -(1 << 63), math.MaxFloat64, -math.MaxFloat64, math.SmallestNonzeroFloat64,
+		math.Inf(1), math.Inf(-1), math.NaN(), 123456.78901, 3.5}
+	var out []float64
+	for _, f := range base {
+		out = append(out, f)
+		up, down := f, f
+		for k := 0; k < 3; k++ {
+			up, down = math.Nextafter(up, math.Inf(1)), math.Nextafter(down, math.Inf(-1))
+			out = append(out, up, down)
+		}
+	}
+	return out
+}
+
+// The leaf algorithm rests on this: over ascending node values, cmp3
+// against a fixed request is LT* EQ* GT*.
+func TestCmp3IsMonotoneOverSortedNodeValues(t *testing.T) {
+	vals := edgeFloats()
+	sorted := slices.DeleteFunc(slices.Clone(vals), func(f float64) bool { return f != f })
+	slices.Sort(sorted)
+	for _, b := range vals {
+		prev := -1
+		for _, a := range sorted {
+			c := cmp3(a, b)
+			if c < prev {
+				t.Fatalf("cmp3 not monotone for request %v at node %v: %d after %d", b, a, c, prev)
+			}
+			prev = c
+		}
+	}
+	for _, b := range vals {
+		if cmp3(math.NaN(), b) != 1 || cmp3(b, math.NaN()) != 1 {
+			t.Fatalf("NaN must compare greater on either side (b=%v)", b)
+		}
+	}
+}
+
+func TestNumberColumnMatchesValueMatchOnEdgeValues(t *testing.T) {
+	vals := edgeFloats()
+	// Enough nodes for checkpoints: several copies of each value.
+	var nodeVals []Value
+	for k := 0; k < 12; k++ {
+		for _, f := range vals {
+			nodeVals = append(nodeVals, Value{Kind: KindNumber, Num: f})
+		}
+		nodeVals = append(nodeVals, Value{Kind: KindString, Str: "1"}, Value{Kind: KindBool, Bool: k%2 == 0},
+			Value{Kind: KindUnusable}, Value{})
+	}
+	words := (len(nodeVals) + 63) / 64
+	cb := newColBuilder(uint32(len(nodeVals)))
+	for id, v := range nodeVals {
+		cb.addValue(uint32(id), v)
+	}
+	c := cb.finish(uint32(len(nodeVals)), words)
+	if len(c.num.ck) == 0 {
+		t.Fatal("column too small to test checkpoints")
+	}
+	dst := make([]uint64, words)
+	for _, b := range vals {
+		for op := Eq; op <= Ge; op++ {
+			o := Operand{Raw: "1", Num: b, NumOK: true, Bool: true}
+			for i := range dst {
+				dst[i] = ^uint64(0)
+			}
+			k := sink{dst: dst}
+			c.writeLeaf(op, &o, &k)
+			k.prepare()
+			n := 0
+			for id, v := range nodeVals {
+				want := v.Match(op, &o)
+				if want {
+					n++
+				}
+				if got := dst[id>>6]&(1<<(id&63)) != 0; got != want {
+					t.Fatalf("node %+v %v request %v: got %v, want %v", v, op, b, got, want)
+				}
+			}
+			if e := c.estimate(op, &o); e != n {
+				t.Fatalf("estimate %v %v = %d, want %d", op, b, e, n)
+			}
+		}
+	}
+}
+
+func TestDuplicateKeysKeepTheLastValue(t *testing.T) {
+	s, _ := Build([]Node{
+		{Name: "a", Extra: []byte(`{"k":1,"k":"x"}`)},
+		{Name: "b", Extra: []byte(`{"k":"x","k":true,"k":2}`)},
+		{Name: "c", Extra: []byte(`{"k\u0000z":1,"k":null}`)},
+	})
+	want := []Value{{Kind: KindString, Str: "x"}, {Kind: KindNumber, Num: 2}, {Kind: KindUnusable}}
+	for id, w := range want {
+		if got := s.ExtraValue(uint32(id), "k"); got != w {
+			t.Errorf("node %d: got %+v, want %+v", id, got, w)
+		}
+	}
+	if st := s.KeyStats("k"); st.Nodes != 3 || st.Numbers != 1 || st.Strings != 1 || st.Unusable != 1 {
+		t.Errorf("KeyStats = %+v", st)
+	}
+}
+
+func TestFastNumberAgreesWithJSONNumber(t *testing.T) {
+	for _, s := range append(numTexts, "", "-", "+5", "-9223372036854775808", "18446744073709551616", "12a", "1E5", "-0.0") {
+		got, want := fastNumber([]byte(s)), jsonNumber([]byte(s))
+		if got != want && !(got != got && want != want) {
+			t.Errorf("fastNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+func TestHostRangeOverAMillionNodesCostsItsOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 1M nodes")
+	}
+	nodes := synthNodes(1_000_000, 1)
+	s, err := Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := make([]uint64, s.Words())
+	s.HostLeaf([]HostQuery{{Alpha: "node", Digits: 7, Lo: 1, Hi: 1_000_000}}, dst)
+	n := 0
+	for _, w := range dst {
+		for ; w != 0; w &= w - 1 {
+			n++
+		}
+	}
+	if n != 1_000_000 {
+		t.Fatalf("node[0000001-1000000] matched %d nodes, want 1000000", n)
+	}
+}
+
+func TestSimpleDecimalAgreesWithParseFloat(t *testing.T) {
+	g := newGen(3)
+	for i := 0; i < 200000; i++ {
+		ip := g.r.Uint64N(1 << uint(g.r.IntN(50)+1))
+		fp := 1000000 + g.r.Uint64N(1000000)
+		s := strconv.FormatUint(ip, 10) + "." + strconv.FormatUint(fp, 10)[1:2+g.r.IntN(6)]
+		if g.r.IntN(2) == 0 {
+			s = "-" + s
+		}
+		want, _ := strconv.ParseFloat(s, 64)
+		if got := fastNumber([]byte(s)); got != want {
+			t.Fatalf("fastNumber(%q) = %v, want %v", s, got, want)
+		}
+	}
+}

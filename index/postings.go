@@ -1,0 +1,244 @@
+package index
+
+// maxCheckpoints bounds the cumulative bitmaps kept per sorted column, so a
+// column costs at most maxCheckpoints*Words()*8 bytes whatever its size.
+const maxCheckpoints = 64
+
+// span is the half-open interval [lo, hi) of positions in a sorted column.
+type span struct{ lo, hi uint32 }
+
+// postings lists the ids of one sorted column in value order and writes any
+// interval of positions as dense words in O(words) plus at most one
+// checkpoint gap of single bits.
+type postings struct {
+	ids []uint32
+	// ck are checkpoint positions, ascending, from 0 to len(ids); empty when
+	// the column is small enough that setting bits one by one is as cheap.
+	ck []uint32
+	// pre[c] holds ids[:ck[c]] as dense words over [w0, w1); pre[0] is nil.
+	pre    [][]uint64
+	w0, w1 int
+}
+
+// newPostings indexes ids (already in value order); bounds are the positions
+// where a new distinct value starts, with 0 first and len(ids) last. Queries
+// always cut at distinct-value boundaries, so checkpoints placed exactly on
+// them need no bit patching at all.
+func newPostings(ids []uint32, bounds []uint32, words int) postings {
+	p := postings{ids: ids}
+	n := len(ids)
+	if n == 0 || n <= 4*words {
+		return p
+	}
+	lo, hi := ids[0], ids[0]
+	for _, id := range ids {
+		lo, hi = min(lo, id), max(hi, id)
+	}
+	p.w0, p.w1 = int(lo>>6), int(hi>>6)+1
+	if len(bounds) <= maxCheckpoints {
+		p.ck = bounds
+	} else {
+		step := (n + maxCheckpoints - 2) / (maxCheckpoints - 1)
+		for x := 0; x < n; x += step {
+			p.ck = append(p.ck, uint32(x))
+		}
+		p.ck = append(p.ck, uint32(n))
+	}
+	width := p.w1 - p.w0
+	store := make([]uint64, (len(p.ck)-1)*width)
+	p.pre = make([][]uint64, len(p.ck))
+	cur := make([]uint64, width)
+	pos := 0
+	for c := 1; c < len(p.ck); c++ {
+		for ; pos < int(p.ck[c]); pos++ {
+			id := int(ids[pos]) - p.w0*64
+			cur[id>>6] |= 1 << (uint(id) & 63)
+		}
+		w := store[(c-1)*width : c*width : c*width]
+		copy(w, cur)
+		p.pre[c] = w
+	}
+	return p
+}
+
+// orSpan ORs the ids at positions [s.lo, s.hi) into dst. It only ever sets
+// bits, so several spans over one column may be written in any order.
+func (p *postings) orSpan(dst []uint64, s span) {
+	if s.lo >= s.hi {
+		return
+	}
+	if len(p.ck) > 0 {
+		// The widest checkpoint interval inside the span.
+		a := searchU32(p.ck, s.lo)
+		b := searchU32(p.ck, s.hi+1) - 1
+		if a < b && int(p.ck[b]-p.ck[a])*2 > p.w1-p.w0 {
+			hiW, loW := p.pre[b], p.pre[a]
+			d := dst[p.w0:p.w1]
+			if loW == nil {
+				for i, w := range hiW {
+					d[i] |= w
+				}
+			} else {
+				loW = loW[:len(hiW)]
+				for i, w := range hiW {
+					d[i] |= w &^ loW[i]
+				}
+			}
+			p.setBits(dst, s.lo, p.ck[a])
+			p.setBits(dst, p.ck[b], s.hi)
+			return
+		}
+	}
+	p.setBits(dst, s.lo, s.hi)
+}
+
+func (p *postings) setBits(dst []uint64, lo, hi uint32) {
+	for _, id := range p.ids[lo:hi] {
+		dst[id>>6] |= 1 << (id & 63)
+	}
+}
+
+func (p *postings) sizeBytes() int {
+	n := 4*len(p.ids) + 4*len(p.ck)
+	if len(p.pre) > 0 {
+		n += 8 * (len(p.pre) - 1) * (p.w1 - p.w0)
+	}
+	return n
+}
+
+// searchU32 returns the first index i with a[i] >= x.
+func searchU32(a []uint32, x uint32) int {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if a[m] < x {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return lo
+}
+
+// opSpans returns the positions satisfying op, given that positions [0, i)
+// compare less than the request, [i, j) equal and [j, n) greater.
+func opSpans(op Op, i, j, n uint32) (out [2]span) {
+	switch op {
+	case Eq:
+		out[0] = span{i, j}
+	case Ne:
+		out[0], out[1] = span{0, i}, span{j, n}
+	case Lt:
+		out[0] = span{0, i}
+	case Le:
+		out[0] = span{0, j}
+	case Gt:
+		out[0] = span{j, n}
+	case Ge:
+		out[0] = span{i, n}
+	}
+	return out
+}
+
+// sink is a leaf's destination words; until clean is set they still hold
+// stale data, so the first full-width write may assign instead of OR.
+type sink struct {
+	dst   []uint64
+	clean bool
+}
+
+func (k *sink) prepare() {
+	if !k.clean {
+		clearWords(k.dst)
+		k.clean = true
+	}
+}
+
+// nearest returns the index of the checkpoint closest to x.
+func (p *postings) nearest(x uint32) int {
+	i := searchU32(p.ck, x)
+	if i == len(p.ck) || (i > 0 && x-p.ck[i-1] <= p.ck[i]-x) {
+		return i - 1
+	}
+	return i
+}
+
+// writeSpans ORs into k the ids at the positions in ss (at most two
+// disjoint spans, ascending). Each span costs one pass over the words between
+// its nearest checkpoints; the positions between a span's ends and those
+// checkpoints are then set to their exact membership. That may clear bits,
+// which is safe because no other source writes this column's ids.
+func (p *postings) writeSpans(k *sink, ss [2]span) {
+	m := 0
+	for _, s := range ss {
+		if s.hi > s.lo {
+			m += int(s.hi - s.lo)
+		}
+	}
+	if m == 0 {
+		return
+	}
+	if len(p.ck) == 0 || m*2 < p.w1-p.w0 {
+		k.prepare()
+		for _, s := range ss {
+			if s.hi > s.lo {
+				p.setBits(k.dst, s.lo, s.hi)
+			}
+		}
+		return
+	}
+	var a, b [2]int
+	n := 0
+	for _, s := range ss {
+		if s.hi > s.lo {
+			a[n], b[n] = p.nearest(s.lo), p.nearest(s.hi)
+			ss[n] = s
+			n++
+		}
+	}
+	d := k.dst[p.w0:p.w1]
+	if !k.clean {
+		clearWords(k.dst[:p.w0])
+		clearWords(k.dst[p.w1:])
+		for i := range d {
+			d[i] = 0
+		}
+		k.clean = true
+	}
+	for t := 0; t < n; t++ {
+		if a[t] >= b[t] {
+			continue
+		}
+		hiW := p.pre[b[t]]
+		if lo := p.pre[a[t]]; lo == nil {
+			for i, w := range hiW {
+				d[i] |= w
+			}
+		} else {
+			lo = lo[:len(hiW)]
+			for i, w := range hiW {
+				d[i] |= w &^ lo[i]
+			}
+		}
+	}
+	for t := 0; t < n; t++ {
+		p.patch(k.dst, ss[:n], ss[t].lo, p.ck[a[t]])
+		p.patch(k.dst, ss[:n], ss[t].hi, p.ck[b[t]])
+	}
+}
+
+// patch sets the ids at positions between x and c to their exact
+// membership in ss.
+func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
+	lo, hi := min(x, c), max(x, c)
+	for q := lo; q < hi; q++ {
+		in := false
+		for _, s := range ss {
+			if q >= s.lo && q < s.hi {
+				in = true
+				break
+			}
+		}
+		setBit(dst, p.ids[q], in)
+	}
+}
