@@ -85,13 +85,16 @@ func Decode(s string) (*Set, error) {
 		if !ok {
 			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
 		}
-		if have && lo <= maxID {
+		// libidset keeps ids in 32 bits: its order and validity checks see
+		// the truncated values, so these follow it; ids of 2^32 and more,
+		// which it would then store wrapped, are refused.
+		if have && uint64(uint32(lo)) <= maxID {
 			return nil, &Error{Offset: off, Msg: fmt.Sprintf("range '%s' is out of order", elem), Err: ErrInvalid}
 		}
-		if isInvalidID(lo) || isInvalidID(hi) {
+		if isInvalidID(uint64(uint32(lo))) || isInvalidID(uint64(uint32(hi))) {
 			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': Invalid argument", elem), Err: ErrInvalid}
 		}
-		if hi > MaxID {
+		if hi > MaxID || lo > MaxID {
 			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum", elem), Err: ErrRange}
 		}
 		set.appendRange(uint32(lo), uint32(hi))
@@ -118,7 +121,7 @@ func parseElement(elem string) (lo, hi uint64, ok bool) {
 		return 0, 0, false
 	}
 	m, rest, ok := parseID(rest[1:])
-	if !ok || rest != "" || m <= n {
+	if !ok || rest != "" || m <= uint64(uint32(n)) { // libidset compares with lo in 32 bits
 		return 0, 0, false
 	}
 	return n, m, true

@@ -82,7 +82,9 @@ func TestDecodeRejectsWithLibidsetMessages(t *testing.T) {
 		// libidset truncates these to 32 bits ({0} and {1}); sift refuses them.
 		{"4294967296", "error appending '4294967296': set universe size would exceed maximum", 0, ErrRange},
 		{"4294967297", "error appending '4294967297': set universe size would exceed maximum", 0, ErrRange},
-		{"18446744073709551615", "error appending '18446744073709551615': set universe size would exceed maximum", 0, ErrRange},
+		{"18446744073709551615", "error appending '18446744073709551615': Invalid argument", 0, ErrInvalid},
+		{"5,4294967296", "range '4294967296' is out of order", 2, ErrInvalid},
+		{"4294967297-3", "error appending '4294967297-3': set universe size would exceed maximum", 0, ErrRange},
 		{"18446744073709551616", "error parsing range '18446744073709551616'", 0, ErrInvalid},
 	}
 	for _, tt := range tests {
