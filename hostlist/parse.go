@@ -13,10 +13,8 @@ type element struct {
 }
 
 // Parse parses s in the given dialect. An empty string (or separators only)
-// is the empty list.
-// As in both C libraries, a NUL byte ends the string.
+// is the empty list. As in both C libraries, a NUL byte ends the string.
 func Parse(dialect Dialect, s string) (*List, error) {
-	// Both libraries read a C string, so a NUL byte ends the hostlist.
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i]
 	}
