@@ -1,0 +1,71 @@
+# sift's build, test, fuzz and benchmark entry points. `make test` is what
+# .ci/run calls and what the README tells a new user to run.
+
+GO          ?= go
+FUZZTIME    ?= 5s
+BENCHTIME   ?= 1s
+STATICCHECK_VERSION := v0.8.2
+GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
+STATICCHECK := $(GOBIN_DIR)/staticcheck
+
+.PHONY: all build test fmt-check vet staticcheck race fuzz-short fuzz bench clean
+
+all: build
+
+## build: compile the sift command into ./bin/sift
+build:
+	$(GO) build -o bin/sift ./cmd/sift
+
+## test: formatting, vet, staticcheck, race-enabled tests, then every fuzz target for FUZZTIME
+test: fmt-check vet staticcheck race fuzz-short
+
+fmt-check:
+	@echo '>> gofmt -l .'
+	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt: these files need formatting:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+$(STATICCHECK):
+	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+race:
+	$(GO) test -race ./...
+
+# Fuzz targets are discovered, not listed, so new ones run without editing
+# this file. Go runs one fuzz target per invocation. Go 1.26's fuzz
+# coordinator can fail a target with a bare "context deadline exceeded" when
+# -fuzztime ends while a worker is busy (golang/go#75804, fixed in Go 1.27);
+# that outcome writes no failing input and is reported, not fatal. Any run
+# that writes a failing input fails the build.
+fuzz-short:
+	@set -e; log="$$(mktemp)"; trap 'rm -f "$$log"' EXIT; \
+	for pkg in $$($(GO) list ./...); do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz' || true); do \
+			echo ">> $(GO) test -run=^\$$ -fuzz=^$$target\$$ -fuzztime=$(FUZZTIME) $$pkg"; \
+			if $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) $$pkg >"$$log" 2>&1; then \
+				cat "$$log"; \
+			else \
+				cat "$$log"; \
+				if grep -q 'context deadline exceeded' "$$log" && ! grep -q 'Failing input written' "$$log"; then \
+					echo ">> $$target: ignored golang/go#75804 (deadline race in the fuzz coordinator, no failing input)"; \
+				else \
+					exit 1; \
+				fi; \
+			fi; \
+		done; \
+	done
+
+## fuzz: every fuzz target for longer (override FUZZTIME)
+fuzz: FUZZTIME = 2m
+fuzz: fuzz-short
+
+## bench: every benchmark, with allocations, benchstat-readable
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./...
+
+clean:
+	rm -rf bin

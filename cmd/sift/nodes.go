@@ -1,0 +1,50 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/nodesift/sift/inventory"
+)
+
+// nodesFlags are the --nodes and --nodes-format flags every command that
+// reads an inventory shares.
+type nodesFlags struct {
+	spec, format string
+}
+
+func (f *nodesFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.spec, "nodes", "", "node inventory: a sift node file, slurm.conf, scontrol/sinfo --json output, a Flux R document, or synthetic:N[,seed=S] (default synthetic:"+
+		fmt.Sprint(inventory.DefaultSyntheticNodes)+")")
+	cmd.Flags().StringVar(&f.format, "nodes-format", "", "format of the --nodes file, instead of detecting it: "+strings.Join(inventory.FormatNames(), "|"))
+}
+
+// parse checks the flags without reading anything (invalid flags exit 2).
+func (f *nodesFlags) parse() (inventory.Spec, error) {
+	spec, err := inventory.ParseSpec(f.spec)
+	if err != nil {
+		return spec, invalidInput(err)
+	}
+	if f.format != "" {
+		known := false
+		for _, name := range inventory.FormatNames() {
+			known = known || name == f.format
+		}
+		if !known {
+			return spec, invalidInput(fmt.Errorf("unknown --nodes-format %q, expected %s", f.format, strings.Join(inventory.FormatNames(), "|")))
+		}
+	}
+	spec.Format = f.format
+	return spec, nil
+}
+
+// load reads the inventory, printing its warnings to stderr.
+func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, error) {
+	c, warnings, err := spec.LoadCluster()
+	for _, w := range warnings {
+		fmt.Fprintf(cmd.ErrOrStderr(), "sift: warning: %s\n", w)
+	}
+	return c, err
+}

@@ -1,0 +1,243 @@
+package ast
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/valyala/fastjson"
+)
+
+// MaxExtraDepth is json-c's default nesting limit (JSON_TOKENER_DEFAULT_DEPTH),
+// which Slurm's JSON serializer keeps: a value may sit inside at most
+// MaxExtraDepth-1 arrays and objects.
+const MaxExtraDepth = 32
+
+// ParseExtra types a node's raw extra JSON as slurmctld stores it. ok is
+// false when raw is not strict RFC 8259 JSON (as fastjson.Validate decides)
+// or nests a value inside MaxExtraDepth or more arrays and objects: the node
+// then has no extra data. A valid document whose top level is not an object
+// gives ok and no keys. Duplicate keys: the last wins. Escapes decode as
+// json-c decodes them (an unpaired surrogate becomes U+FFFD), and keys and
+// strings end at a NUL, as json-c's C strings do. Integers (no '.', 'e' or
+// 'E') are read as int64, clamped at its bounds, then converted to float64;
+// reals are correctly rounded, overflowing to ±Inf.
+func ParseExtra(raw []byte) (map[string]Value, bool) {
+	// The nesting bound first, so that validating deep input never
+	// recurses deeply.
+	if openDepth(raw) > MaxExtraDepth || fastjson.ValidateBytes(raw) != nil {
+		return nil, false
+	}
+	r := extraReader{s: raw}
+	r.space()
+	if r.s[r.i] != '{' {
+		if _, ok := r.value(0); !ok {
+			return nil, false
+		}
+		return map[string]Value{}, true
+	}
+	out := map[string]Value{}
+	r.i++
+	r.space()
+	if r.s[r.i] == '}' {
+		return out, true
+	}
+	for {
+		r.space()
+		key := r.str()
+		r.space()
+		r.i++ // ':'
+		r.space()
+		v, ok := r.value(1)
+		if !ok {
+			return nil, false
+		}
+		out[cString(key)] = v
+		r.space()
+		if r.s[r.i] == '}' {
+			return out, true
+		}
+		r.i++ // ','
+	}
+}
+
+// openDepth is the deepest count of open brackets outside strings. For valid
+// JSON it is exact; for invalid JSON any answer will do, validation rejects it.
+func openDepth(raw []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		switch {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth--
+		}
+	}
+	return deepest
+}
+
+// extraReader walks JSON text that fastjson.Validate accepted, so it checks
+// nothing but nesting depth.
+type extraReader struct {
+	s []byte
+	i int
+}
+
+func (r *extraReader) space() {
+	for r.i < len(r.s) && (r.s[r.i] == ' ' || r.s[r.i] == '\t' || r.s[r.i] == '\n' || r.s[r.i] == '\r') {
+		r.i++
+	}
+}
+
+// value reads one value that sits inside depth containers. ok is false when
+// it, or anything in it, is nested too deep for json-c.
+func (r *extraReader) value(depth int) (v Value, ok bool) {
+	if depth >= MaxExtraDepth {
+		return Value{}, false
+	}
+	switch c := r.s[r.i]; c {
+	case '"':
+		return Value{Kind: KindString, Str: cString(r.str())}, true
+	case '{', '[':
+		return Value{Kind: KindUnusable}, r.container(depth)
+	case 't':
+		r.i += len("true")
+		return Value{Kind: KindBool, Bool: true}, true
+	case 'f':
+		r.i += len("false")
+		return Value{Kind: KindBool}, true
+	case 'n':
+		r.i += len("null")
+		return Value{Kind: KindUnusable}, true
+	}
+	start := r.i
+	for r.i < len(r.s) && strings.IndexByte("+-0123456789.eE", r.s[r.i]) >= 0 {
+		r.i++
+	}
+	return Value{Kind: KindNumber, Num: jsonNumber(string(r.s[start:r.i]))}, true
+}
+
+// container skips an array or object at depth; its members sit at depth+1.
+func (r *extraReader) container(depth int) bool {
+	isObject := r.s[r.i] == '{'
+	r.i++
+	r.space()
+	if r.s[r.i] == ']' || r.s[r.i] == '}' {
+		r.i++
+		return true
+	}
+	for {
+		r.space()
+		if isObject {
+			r.str()
+			r.space()
+			r.i++ // ':'
+			r.space()
+		}
+		if _, ok := r.value(depth + 1); !ok {
+			return false
+		}
+		r.space()
+		c := r.s[r.i]
+		r.i++
+		if c == ']' || c == '}' {
+			return true
+		}
+	}
+}
+
+// str reads a string token and decodes its escapes as json-c does: a high
+// surrogate not followed by a \u low surrogate, and a lone low surrogate,
+// each become U+FFFD; \u0000 gives a NUL byte (which cString later treats
+// as the end). Raw bytes are kept as they are, valid UTF-8 or not.
+func (r *extraReader) str() string {
+	r.i++ // opening quote
+	var b []byte
+	high := rune(0) // a pending high surrogate
+	flushHigh := func() {
+		if high != 0 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+			high = 0
+		}
+	}
+	for {
+		c := r.s[r.i]
+		switch {
+		case c == '"':
+			flushHigh()
+			r.i++
+			return string(b)
+		case c == '\\' && r.s[r.i+1] == 'u':
+			u64, _ := strconv.ParseUint(string(r.s[r.i+2:r.i+6]), 16, 32)
+			u := rune(u64)
+			r.i += 6
+			switch {
+			case high != 0 && u >= 0xDC00 && u <= 0xDFFF:
+				b = utf8.AppendRune(b, 0x10000+(high-0xD800)<<10+(u-0xDC00))
+				high = 0
+			case u >= 0xD800 && u <= 0xDBFF:
+				flushHigh()
+				high = u
+			case u >= 0xDC00 && u <= 0xDFFF:
+				flushHigh()
+				b = utf8.AppendRune(b, utf8.RuneError)
+			default:
+				flushHigh()
+				b = utf8.AppendRune(b, u)
+			}
+		case c == '\\':
+			flushHigh()
+			b = append(b, unescape(r.s[r.i+1]))
+			r.i += 2
+		default:
+			flushHigh()
+			b = append(b, c)
+			r.i++
+		}
+	}
+}
+
+func unescape(c byte) byte {
+	switch c {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return c // '"', '\\' and '/'
+}
+
+func cString(s string) string {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func jsonNumber(text string) float64 {
+	if !strings.ContainsAny(text, ".eE") {
+		i, err := strconv.ParseInt(text, 10, 64)
+		if err == nil {
+			return float64(i)
+		}
+		if text[0] == '-' {
+			return math.MinInt64
+		}
+		return math.MaxInt64
+	}
+	return parseRounded(text)
+}

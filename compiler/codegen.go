@@ -1,0 +1,160 @@
+package compiler
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/vm"
+)
+
+// ErrUnsupported is returned for a tree holding a node the code generator
+// does not know.
+var ErrUnsupported = errors.New("compiler: unsupported constraint node")
+
+// CompileAST optimizes n (ordering operands by stats when it is not nil) and
+// generates its program.
+func CompileAST(n ast.Node, stats Stats) (*vm.Program, error) {
+	if n == nil {
+		return nil, fmt.Errorf("%w: nil tree", ErrUnsupported)
+	}
+	n = Optimize(n, stats)
+	var g codegen
+	instrs, extras := size(n)
+	g.b.Grow(instrs, extras)
+	if err := g.node(n); err != nil {
+		return nil, err
+	}
+	return g.b.Program()
+}
+
+type codegen struct {
+	b vm.Builder
+	// labels is a stack of open jumps shared by all lists, which bind
+	// their own on the way out.
+	labels []vm.Label
+}
+
+// size counts the instructions and extra leaves codegen emits for n.
+func size(n ast.Node) (instrs, extras int) {
+	switch n := n.(type) {
+	case *ast.And:
+		return sizeList(n.X)
+	case *ast.Or:
+		return sizeList(n.X)
+	case *ast.Not:
+		i, e := size(n.X)
+		return i + 1, e
+	case *ast.Compare:
+		return 1, 1
+	}
+	return 1, 0
+}
+
+func sizeList(xs []ast.Node) (instrs, extras int) {
+	for i, x := range xs {
+		xi, xe := size(x)
+		instrs += xi
+		extras += xe
+		if i > 0 {
+			instrs += 2
+		}
+	}
+	return max(instrs, 1), extras
+}
+
+var cmpOps = [...]index.Op{ast.OpEq: index.Eq, ast.OpNe: index.Ne, ast.OpLt: index.Lt, ast.OpLe: index.Le, ast.OpGt: index.Gt, ast.OpGe: index.Ge}
+
+func (g *codegen) node(n ast.Node) error {
+	switch n := n.(type) {
+	case *ast.And:
+		return g.list(n.X, true)
+	case *ast.Or:
+		return g.list(n.X, false)
+	case *ast.Not:
+		if err := g.node(n.X); err != nil {
+			return err
+		}
+		g.b.Not()
+	case *ast.Const:
+		g.b.Const(n.Value)
+	case *ast.Compare:
+		if int(n.Op) >= len(cmpOps) {
+			return fmt.Errorf("%w: comparison operator %d at byte %d", ErrUnsupported, n.Op, n.Start)
+		}
+		g.b.Extra(n.Key, cmpOps[n.Op], operand(n.Value))
+	case *ast.Property:
+		g.b.Property(n.Name)
+	case *ast.Ranks:
+		rs := make([]index.RankRange, len(n.Ranges))
+		for i, r := range n.Ranges {
+			rs[i] = index.RankRange{Lo: r.Lo, Hi: r.Hi}
+		}
+		g.b.Ranks(rs)
+	case *ast.Hostlist:
+		text, qs, err := hostQueries(n.Exprs)
+		if err != nil {
+			return fmt.Errorf("compiler: hostlist at byte %d: %w", n.Start, err)
+		}
+		g.b.Hosts(text, qs)
+	default:
+		return fmt.Errorf("%w: %T", ErrUnsupported, n)
+	}
+	return nil
+}
+
+// list emits an and (isAnd) or an or of xs: each operand after the first
+// is guarded by a jump to the end, taken when the running result is empty
+// (and) or every live node (or), because then it can no longer change. A
+// negated operand of an and after the first becomes an and-not.
+func (g *codegen) list(xs []ast.Node, isAnd bool) error {
+	if len(xs) == 0 {
+		g.b.Const(isAnd)
+		return nil
+	}
+	if _, neg := xs[0].(*ast.Not); neg && isAnd {
+		// Start from an operand that needs no complement, so that every
+		// negated one can be an and-not.
+		for j, x := range xs {
+			if _, neg := x.(*ast.Not); !neg {
+				xs = append([]ast.Node{x}, slices.Delete(slices.Clone(xs), j, j+1)...)
+				break
+			}
+		}
+	}
+	base := len(g.labels)
+	for i, x := range xs {
+		if i > 0 {
+			if isAnd {
+				g.labels = append(g.labels, g.b.JumpIfEmpty())
+			} else {
+				g.labels = append(g.labels, g.b.JumpIfFull())
+			}
+		}
+		if not, ok := x.(*ast.Not); ok && isAnd && i > 0 {
+			// x ⊆ live, so x ∩ (live ∖ y) = x ∖ y: one pass, not two.
+			if err := g.node(not.X); err != nil {
+				return err
+			}
+			g.b.AndNot()
+			continue
+		}
+		if err := g.node(x); err != nil {
+			return err
+		}
+		if i > 0 {
+			if isAnd {
+				g.b.And()
+			} else {
+				g.b.Or()
+			}
+		}
+	}
+	for _, l := range g.labels[base:] {
+		g.b.Bind(l)
+	}
+	g.labels = g.labels[:base]
+	return nil
+}

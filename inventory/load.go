@@ -1,0 +1,147 @@
+package inventory
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/nodesift/sift/index"
+)
+
+// format is one inventory format Load understands.
+type format struct {
+	// name is the format's --nodes-format value.
+	name string
+	// detect reports whether data is in this format, from its content only.
+	detect func(data []byte) bool
+	parse  func(file string, data []byte) (*Cluster, []Warning, error)
+}
+
+// formats is tried in order; the first format whose detect accepts the data
+// reads it. More specific formats go first: the sift node file accepts any
+// JSON object, so it stays last.
+var formats = []format{
+	{name: "flux-r", detect: isFluxR, parse: nodesOnly(parseFluxRFile)},
+	{name: "slurm-json", detect: isSlurmJSON, parse: nodesOnly(ParseSlurmJSON)},
+	{name: "slurm-conf", detect: isSlurmConf, parse: parseSlurmConfFile},
+	{name: "sift-json", detect: isNodeFile, parse: nodesOnly(ParseNodeFile)},
+}
+
+// FormatNames lists the inventory formats, as --nodes-format names them.
+func FormatNames() []string {
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = f.name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Load reads the node inventory at path, detecting its format by content.
+func Load(path string) ([]index.Node, []Warning, error) {
+	c, w, err := LoadCluster(path, "")
+	if err != nil {
+		return nil, w, err
+	}
+	return c.Nodes, w, nil
+}
+
+// LoadCluster reads the inventory at path with its partitions. An empty
+// formatName detects the format by content.
+func LoadCluster(path, formatName string) (*Cluster, []Warning, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, nil, &Error{File: path, Msg: "cannot read node file", Err: err}
+	}
+	return ParseCluster(path, data, formatName)
+}
+
+// Parse reads an inventory held in memory, detecting its format by content;
+// file names it in errors and warnings.
+func Parse(file string, data []byte) ([]index.Node, []Warning, error) {
+	c, w, err := ParseCluster(file, data, "")
+	if err != nil {
+		return nil, w, err
+	}
+	return c.Nodes, w, nil
+}
+
+// ParseCluster reads an inventory held in memory in the named format, or
+// detects the format by content when formatName is empty.
+func ParseCluster(file string, data []byte, formatName string) (*Cluster, []Warning, error) {
+	if formatName != "" {
+		for _, f := range formats {
+			if f.name == formatName {
+				return f.parse(file, data)
+			}
+		}
+		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("unknown inventory format %q, expected one of %s", formatName, strings.Join(FormatNames(), ", "))}
+	}
+	for _, f := range formats {
+		if f.detect(data) {
+			return f.parse(file, data)
+		}
+	}
+	if (&scanner{b: data}).ws(0) == len(data) {
+		return nil, nil, &Error{File: file, Msg: "empty node file"}
+	}
+	return nil, nil, &Error{File: file, Msg: "unrecognized node file format, expected a sift node file (JSON), slurm.conf, scontrol/sinfo --json output or a Flux R document"}
+}
+
+// nodesOnly adapts a reader of nodes alone: the cluster's partitions are the
+// names the nodes list, each holding its nodes in node order.
+func nodesOnly(parse func(file string, data []byte) ([]index.Node, []Warning, error)) func(string, []byte) (*Cluster, []Warning, error) {
+	return func(file string, data []byte) (*Cluster, []Warning, error) {
+		nodes, w, err := parse(file, data)
+		if err != nil {
+			return nil, w, err
+		}
+		return &Cluster{Nodes: nodes, Partitions: partitionsOf(nodes)}, w, nil
+	}
+}
+
+func partitionsOf(nodes []index.Node) []Partition {
+	var parts []Partition
+	pos := map[string]int{}
+	for i := range nodes {
+		for _, p := range nodes[i].Partitions {
+			j, ok := pos[p]
+			if !ok {
+				j = len(parts)
+				pos[p] = j
+				parts = append(parts, Partition{Name: p, MaxTime: -1, DefaultTime: -1, PriorityTier: 1, OverSubscribe: "NO", State: "UP"})
+			}
+			parts[j].Nodes = append(parts[j].Nodes, nodes[i].Name)
+		}
+	}
+	return parts
+}
+
+// isSlurmConf reports whether data looks like slurm.conf: not JSON, and a
+// line that starts with a NodeName= or PartitionName= key (in any case).
+func isSlurmConf(data []byte) bool {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		return false
+	}
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		l := strings.ToLower(strings.TrimLeft(string(line), " \t"))
+		for _, key := range []string{"nodename", "partitionname"} {
+			if rest, ok := strings.CutPrefix(l, key); ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func parseSlurmConfFile(file string, data []byte) (*Cluster, []Warning, error) {
+	return ParseSlurmConf(file, data, os.ReadFile)
+}

@@ -1,0 +1,570 @@
+package inventory
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nodesift/sift/index"
+	"github.com/valyala/fastjson"
+)
+
+// isNodeFile reports whether data looks like a sift node file: JSON text
+// whose first value is an object. Formats that are also JSON objects (Flux
+// R, scontrol --json) must be detected before it in the formats table.
+func isNodeFile(data []byte) bool {
+	i := (&scanner{b: data}).ws(0)
+	return i < len(data) && data[i] == '{'
+}
+
+// ParseNodeFile reads a sift node file: a JSON document {"nodes":[...]} or
+// JSON Lines with one node object per line. file names data in errors and
+// warnings.
+func ParseNodeFile(file string, data []byte) ([]index.Node, []Warning, error) {
+	r := &nodeReader{file: file, data: data, sc: scanner{b: data}, names: make(map[string]int)}
+	var err error
+	if r.isJSONLines() {
+		err = r.lines()
+	} else {
+		err = r.document()
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.checkRanks(); err != nil {
+		return nil, nil, err
+	}
+	return r.nodes, r.warnings, nil
+}
+
+type nodeReader struct {
+	file     string
+	data     []byte
+	sc       scanner
+	newlines []int // offsets of '\n', computed on first use
+	parser   fastjson.Parser
+	members  []member
+	nodes    []index.Node
+	warnings []Warning
+	names    map[string]int // node name -> line
+	ranked   bool           // some node has an explicit rank
+}
+
+// position returns the 1-based line and byte column of offset off.
+func (r *nodeReader) position(off int) (line, col int) {
+	if r.newlines == nil {
+		r.newlines = []int{}
+		for i, c := range r.data {
+			if c == '\n' {
+				r.newlines = append(r.newlines, i)
+			}
+		}
+	}
+	n := sort.SearchInts(r.newlines, off)
+	start := 0
+	if n > 0 {
+		start = r.newlines[n-1] + 1
+	}
+	return n + 1, off - start + 1
+}
+
+func (r *nodeReader) errAt(off int, node, field, format string, args ...any) *Error {
+	line, col := r.position(off)
+	return &Error{File: r.file, Line: line, Column: col, Offset: off, Node: node, Field: field,
+		Msg: fmt.Sprintf(format, args...)}
+}
+
+func (r *nodeReader) syntax(e *syntaxError) *Error {
+	return r.errAt(e.off, "", "", "invalid JSON: %s", e.msg)
+}
+
+// lineEnd returns the offset of the '\n' ending the line that holds i, or
+// len(data).
+func (r *nodeReader) lineEnd(i int) int {
+	if k := bytes.IndexByte(r.data[i:], '\n'); k >= 0 {
+		return i + k
+	}
+	return len(r.data)
+}
+
+// isJSONLines decides the layout: JSON Lines when the first non-blank line
+// is a complete JSON object on its own without a "nodes" member.
+func (r *nodeReader) isJSONLines() bool {
+	i := r.sc.ws(0)
+	end := r.lineEnd(i)
+	sc := scanner{b: r.data[:end]}
+	r.members = r.members[:0]
+	if i >= end || r.data[i] != '{' {
+		return false
+	}
+	stop, err := sc.object(i, 1, &r.members)
+	if err != nil || sc.ws(stop) != end {
+		return false
+	}
+	for _, m := range r.members {
+		if string(r.data[m.keyStart:m.keyEnd]) == `"nodes"` {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *nodeReader) lines() error {
+	r.nodes = make([]index.Node, 0, bytes.Count(r.data, []byte{'\n'})+1)
+	for i := 0; i < len(r.data); {
+		end := r.lineEnd(i)
+		sc := scanner{b: r.data[:end]}
+		start := sc.ws(i)
+		if start < end {
+			if r.data[start] != '{' {
+				return r.errAt(start, "", "", "expected a node object on each line")
+			}
+			stop, err := sc.value(start, 0)
+			if err != nil {
+				return r.syntax(err)
+			}
+			if k := sc.ws(stop); k < end {
+				return r.errAt(k, "", "", "unexpected %s after the node object, expected the end of the line", describe(r.data[k]))
+			}
+			if err := r.node(start, stop); err != nil {
+				return err
+			}
+		}
+		i = end + 1
+	}
+	return nil
+}
+
+func (r *nodeReader) document() error {
+	i := r.sc.ws(0)
+	if i >= len(r.data) || r.data[i] != '{' {
+		return r.errAt(i, "", "", `expected a JSON object {"nodes":[...]}`)
+	}
+	var top []member
+	end, err := r.sc.object(i, 1, &top)
+	if err != nil {
+		return r.syntax(err)
+	}
+	if k := r.sc.ws(end); k < len(r.data) {
+		return r.errAt(k, "", "", "unexpected %s after the JSON document, expected the end of the file", describe(r.data[k]))
+	}
+	var nodes *member
+	for k := range top {
+		m := &top[k]
+		key := string(r.data[m.keyStart:m.keyEnd])
+		if key != `"nodes"` {
+			return r.errAt(m.keyStart, "", "", `unknown field %s, expected "nodes"`, key)
+		}
+		if nodes != nil {
+			return r.errAt(m.keyStart, "", "", `duplicate field "nodes"`)
+		}
+		nodes = m
+	}
+	if nodes == nil {
+		return r.errAt(i, "", "", `missing field "nodes"`)
+	}
+	if r.data[nodes.valStart] != '[' {
+		return r.errAt(nodes.valStart, "", "nodes", "expected an array of node objects")
+	}
+	var elems [][2]int
+	if _, err := r.sc.array(nodes.valStart, 1, &elems); err != nil {
+		return r.syntax(err)
+	}
+	r.nodes = make([]index.Node, 0, len(elems))
+	for _, e := range elems {
+		if r.data[e[0]] != '{' {
+			return r.errAt(e[0], "", "", "expected a node object")
+		}
+		if err := r.node(e[0], e[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// node reads the node object spanning data[start:end], already known to be
+// syntactically valid JSON.
+func (r *nodeReader) node(start, end int) error {
+	r.members = r.members[:0]
+	if _, err := r.sc.object(start, 1, &r.members); err != nil {
+		return r.syntax(err)
+	}
+	v, perr := r.parser.ParseBytes(r.data[start:end])
+	if perr != nil {
+		return r.errAt(start, "", "", "invalid JSON: %v", perr)
+	}
+	obj, perr := v.Object()
+	if perr != nil {
+		return r.errAt(start, "", "", "expected a node object")
+	}
+	// fastjson visits members in source order, so member k of the scan is
+	// member k of the visit.
+	var fields [numFields]*fastjson.Value
+	var at [numFields]int
+	var ferr *Error
+	k := 0
+	obj.Visit(func(key []byte, val *fastjson.Value) {
+		k++
+		if ferr != nil || k > len(r.members) {
+			return
+		}
+		m := r.members[k-1]
+		f, ok := fieldByName(key)
+		if !ok {
+			ferr = r.errAt(m.keyStart, "", "", "unknown field %q", key)
+			return
+		}
+		if fields[f] != nil {
+			ferr = r.errAt(m.keyStart, "", "", "duplicate field %q", key)
+			return
+		}
+		fields[f] = val
+		at[f] = k - 1
+	})
+	if ferr != nil {
+		return ferr
+	}
+	if k != len(r.members) {
+		return r.errAt(start, "", "", "internal error: JSON scanner and parser disagree")
+	}
+	nv := fields[fName]
+	if nv == nil {
+		return r.errAt(start, "", "", `missing required field "name"`)
+	}
+	nameAt := r.members[at[fName]].valStart
+	name, err := r.name(nv, nameAt)
+	if err != nil {
+		return err
+	}
+	line, _ := r.position(start)
+	if prev, dup := r.names[name]; dup {
+		return r.errAt(nameAt, name, "name", "duplicate node name (first on line %d)", prev)
+	}
+	r.names[name] = line
+
+	n := index.Node{Name: name, Rank: uint32(len(r.nodes))}
+	for f := field(0); f < numFields; f++ {
+		val := fields[f]
+		if val == nil || f == fName {
+			continue
+		}
+		m := r.members[at[f]]
+		if err := r.setField(&n, f, val, m); err != nil {
+			return err
+		}
+	}
+	r.nodes = append(r.nodes, n)
+	return nil
+}
+
+func (r *nodeReader) name(v *fastjson.Value, off int) (string, error) {
+	b, err := v.StringBytes()
+	if err != nil {
+		return "", r.errAt(off, "", "name", "expected a string")
+	}
+	if len(b) == 0 {
+		return "", r.errAt(off, "", "name", "must not be empty")
+	}
+	if i := bytes.IndexAny(b, " \t\r\n,[]"); i >= 0 {
+		return "", r.errAt(off, "", "name", "must not contain %q (names are written into hostlists)", b[i])
+	}
+	return string(b), nil
+}
+
+// field numbers the fields of a node object.
+type field int
+
+const (
+	fName field = iota
+	fExtra
+	fFeatures
+	fRank
+	fCPUs
+	fSockets
+	fCoresPerSocket
+	fThreadsPerCore
+	fBoards
+	fMemoryMB
+	fGres
+	fWeight
+	fState
+	fPartitions
+	numFields
+)
+
+var fieldNames = [numFields]string{
+	fName:           "name",
+	fExtra:          "extra",
+	fFeatures:       "features",
+	fRank:           "rank",
+	fCPUs:           "cpus",
+	fSockets:        "sockets",
+	fCoresPerSocket: "cores_per_socket",
+	fThreadsPerCore: "threads_per_core",
+	fBoards:         "boards",
+	fMemoryMB:       "memory_mb",
+	fGres:           "gres",
+	fWeight:         "weight",
+	fState:          "state",
+	fPartitions:     "partitions",
+}
+
+func fieldByName(key []byte) (field, bool) {
+	for f, name := range fieldNames {
+		if string(key) == name {
+			return field(f), true
+		}
+	}
+	return 0, false
+}
+
+// states are the accepted node states, in lower case.
+var states = []string{"idle", "mixed", "allocated", "down", "drain", "drained", "draining"}
+
+func (r *nodeReader) setField(n *index.Node, f field, v *fastjson.Value, m member) error {
+	name := fieldNames[f]
+	bad := func(format string, args ...any) error {
+		return r.errAt(m.valStart, n.Name, name, format, args...)
+	}
+	switch f {
+	case fExtra:
+		return r.extra(n, v, m)
+	case fFeatures:
+		list, err := r.strings(n, f, v, m)
+		n.Features = list
+		return err
+	case fPartitions:
+		list, err := r.strings(n, f, v, m)
+		n.Partitions = list
+		return err
+	case fState:
+		b, err := v.StringBytes()
+		if err != nil {
+			return bad("expected a string, one of %s", strings.Join(states, ", "))
+		}
+		s := strings.ToLower(string(b))
+		for _, st := range states {
+			if s == st {
+				n.State = st
+				return nil
+			}
+		}
+		return bad("unknown state %q, expected one of %s", b, strings.Join(states, ", "))
+	case fGres:
+		return r.gres(n, v, m)
+	case fMemoryMB:
+		u, err := r.uint(m, math.MaxUint64)
+		if err != nil {
+			return bad("%s", err)
+		}
+		n.MemoryMB = u
+		return nil
+	}
+	limit := uint64(math.MaxInt32)
+	if f == fRank || f == fWeight {
+		limit = math.MaxUint32
+	}
+	u, err := r.uint(m, limit)
+	if err != nil {
+		return bad("%s", err)
+	}
+	switch f {
+	case fRank:
+		n.Rank = uint32(u)
+		r.ranked = true
+	case fWeight:
+		n.Weight = uint32(u)
+	case fCPUs:
+		n.CPUs = int(u)
+	case fSockets:
+		n.Sockets = int(u)
+	case fCoresPerSocket:
+		n.CoresPerSocket = int(u)
+	case fThreadsPerCore:
+		n.ThreadsPerCore = int(u)
+	case fBoards:
+		n.Boards = int(u)
+	}
+	return nil
+}
+
+// uint reads the number spanning m's value as a non-negative integer no
+// larger than limit, from its source text so nothing is lost to float64.
+func (r *nodeReader) uint(m member, limit uint64) (uint64, error) {
+	text := string(r.data[m.valStart:m.valEnd])
+	if text == "" || !(text[0] == '-' || isDigit(text[0])) {
+		return 0, fmt.Errorf("expected a non-negative integer")
+	}
+	if text[0] == '-' {
+		return 0, fmt.Errorf("must not be negative, got %s", text)
+	}
+	if strings.ContainsAny(text, ".eE") {
+		return 0, fmt.Errorf("expected an integer, got %s", text)
+	}
+	u, err := strconv.ParseUint(text, 10, 64)
+	if err != nil || u > limit {
+		return 0, fmt.Errorf("%s is out of range, expected at most %d", text, limit)
+	}
+	return u, nil
+}
+
+func (r *nodeReader) strings(n *index.Node, f field, v *fastjson.Value, m member) ([]string, error) {
+	arr, err := v.Array()
+	if err != nil {
+		return nil, r.errAt(m.valStart, n.Name, fieldNames[f], "expected an array of strings")
+	}
+	list := make([]string, 0, len(arr))
+	for i, e := range arr {
+		b, err := e.StringBytes()
+		if err != nil {
+			return nil, r.errAt(m.valStart, n.Name, fieldNames[f], "element %d: expected a string", i)
+		}
+		if len(b) == 0 {
+			return nil, r.errAt(m.valStart, n.Name, fieldNames[f], "element %d: must not be empty", i)
+		}
+		list = append(list, string(b))
+	}
+	return list, nil
+}
+
+// extra keeps the node's extra data as raw JSON text: an object's exact
+// source text, or a string's contents as slurmd --extra would pass them.
+func (r *nodeReader) extra(n *index.Node, v *fastjson.Value, m member) error {
+	switch v.Type() {
+	case fastjson.TypeObject:
+		n.Extra = bytes.Clone(r.data[m.valStart:m.valEnd])
+	case fastjson.TypeString:
+		b, _ := v.StringBytes()
+		n.Extra = bytes.Clone(b)
+		if n.Extra == nil {
+			n.Extra = []byte{}
+		}
+		if err := fastjson.ValidateBytes(b); err != nil {
+			line, _ := r.position(m.valStart)
+			r.warnings = append(r.warnings, Warning{File: r.file, Line: line, Node: n.Name,
+				Msg: "extra is not valid JSON, so the node has no extra data and matches no constrained job"})
+		}
+	case fastjson.TypeNull:
+		n.Extra = nil
+	default:
+		return r.errAt(m.valStart, n.Name, "extra", "expected a JSON object or a string holding JSON")
+	}
+	return nil
+}
+
+// gres reads generic resources given as strings "name[:type][:count]" or as
+// objects {"name":..., "type":..., "count":...}; count defaults to 1.
+func (r *nodeReader) gres(n *index.Node, v *fastjson.Value, m member) error {
+	bad := func(i int, format string, args ...any) error {
+		return r.errAt(m.valStart, n.Name, "gres", "element %d: %s", i, fmt.Sprintf(format, args...))
+	}
+	arr, err := v.Array()
+	if err != nil {
+		return r.errAt(m.valStart, n.Name, "gres", `expected an array of "name[:type][:count]" strings or {"name","type","count"} objects`)
+	}
+	n.Gres = make([]index.Gres, 0, len(arr))
+	for i, e := range arr {
+		var g index.Gres
+		switch e.Type() {
+		case fastjson.TypeString:
+			b, _ := e.StringBytes()
+			var ok bool
+			if g, ok = parseGres(string(b)); !ok {
+				return bad(i, `invalid gres %q, expected "name[:type][:count]"`, b)
+			}
+		case fastjson.TypeObject:
+			o, _ := e.Object()
+			g.Count = 1
+			var oerr error
+			o.Visit(func(key []byte, fv *fastjson.Value) {
+				if oerr != nil {
+					return
+				}
+				switch string(key) {
+				case "name", "type":
+					b, err := fv.StringBytes()
+					if err != nil || len(b) == 0 || bytes.ContainsAny(b, ": \t,") {
+						oerr = fmt.Errorf("%q: expected a non-empty string without ':', ',' or spaces", key)
+					} else if string(key) == "name" {
+						g.Name = string(b)
+					} else {
+						g.Type = string(b)
+					}
+				case "count":
+					if fv.Type() != fastjson.TypeNumber {
+						oerr = fmt.Errorf(`"count": expected a non-negative integer`)
+						return
+					}
+					text := string(fv.MarshalTo(nil))
+					c, err := strconv.ParseUint(text, 10, 64)
+					if err != nil {
+						oerr = fmt.Errorf(`"count": expected a non-negative integer, got %s`, text)
+					}
+					g.Count = c
+				default:
+					oerr = fmt.Errorf("unknown field %q, expected name, type or count", key)
+				}
+			})
+			if oerr != nil {
+				return bad(i, "%v", oerr)
+			}
+			if g.Name == "" {
+				return bad(i, `missing "name"`)
+			}
+		default:
+			return bad(i, `expected a "name[:type][:count]" string or a {"name","type","count"} object`)
+		}
+		n.Gres = append(n.Gres, g)
+	}
+	return nil
+}
+
+// parseGres reads "gpu", "gpu:4", "gpu:a100" or "gpu:a100:4".
+func parseGres(s string) (index.Gres, bool) {
+	parts := strings.Split(s, ":")
+	if len(parts) > 3 {
+		return index.Gres{}, false
+	}
+	for _, p := range parts {
+		if p == "" || strings.ContainsAny(p, " \t,") {
+			return index.Gres{}, false
+		}
+	}
+	g := index.Gres{Name: parts[0], Count: 1}
+	rest := parts[1:]
+	if len(rest) > 0 && isDigit(rest[len(rest)-1][0]) {
+		c, err := gresCount(rest[len(rest)-1])
+		if err != nil {
+			return index.Gres{}, false
+		}
+		g.Count = c
+		rest = rest[:len(rest)-1]
+	} else if len(rest) == 2 {
+		return index.Gres{}, false
+	}
+	if len(rest) == 1 {
+		g.Type = rest[0]
+	}
+	return g, true
+}
+
+// checkRanks rejects two nodes with the same rank; only explicit ranks can
+// collide, so files without them skip the check.
+func (r *nodeReader) checkRanks() error {
+	if !r.ranked {
+		return nil
+	}
+	seen := make(map[uint32]string, len(r.nodes))
+	for _, n := range r.nodes {
+		if prev, dup := seen[n.Rank]; dup {
+			line := r.names[n.Name]
+			return &Error{File: r.file, Line: line, Node: n.Name, Field: "rank",
+				Msg: fmt.Sprintf("rank %d is already node %q's", n.Rank, prev)}
+		}
+		seen[n.Rank] = n.Name
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package constres
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/select/job"
+)
+
+func benchCluster(b *testing.B, n int) *job.Cluster {
+	nodes := make([]index.Node, n)
+	for i := range nodes {
+		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), Sockets: 2, CoresPerSocket: 32, ThreadsPerCore: 1, MemoryMB: 256000, Partitions: []string{"p"}}
+	}
+	s, err := index.Build(nodes)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return job.NewCluster(s)
+}
+
+// BenchmarkRunNow is a 64-node job on a cluster where every 10th node runs
+// a small job (budget: 2 ms at 10k nodes).
+func BenchmarkRunNow(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			cl := benchCluster(b, n)
+			p := New(cl, Config{TrackMemory: true, DefMemPerCPU: 1000})
+			for i := 0; i < n; i += 10 {
+				r := &job.Request{ID: uint32(i + 1), NTasks: 8, RequiredSet: nil, MinNodes: 1, MaxNodes: 1}
+				a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := p.Begin(r, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r := &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64 * 32}
+			cand := cl.Snap.Live()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := p.Select(r, cand, job.RunNow, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkWillRun estimates a 64-node job's start with 10k running jobs on
+// 10k nodes (budget: 50 ms).
+func BenchmarkWillRun(b *testing.B) {
+	const n = 10000
+	cl := benchCluster(b, n)
+	p := New(cl, Config{TrackMemory: true, DefMemPerCPU: 1000})
+	for i := 0; i < n; i++ {
+		r := &job.Request{ID: uint32(i + 1), MinNodes: 1, MaxNodes: 1, NTasks: 64}
+		a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, int64(i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Begin(r, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+	r := &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64}
+	cand := cl.Snap.Live()
+	b.Run("jobs=10000", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := p.Select(r, cand, job.WillRun, 0); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

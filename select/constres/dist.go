@@ -1,0 +1,251 @@
+package constres
+
+import (
+	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/job"
+)
+
+// taskCount is dist_tasks.c _get_task_count: the tasks to lay out over
+// nhosts nodes. A job that gives neither ntasks nor ntasks-per-node has
+// one task per node (Slurm's ncpus is then nhosts x cpus-per-task).
+func taskCount(r *job.Request, nhosts int) int {
+	switch {
+	case r.NTasksPerNode > 0:
+		return r.NTasksPerNode * nhosts
+	case r.NTasks > 0:
+		return r.NTasks
+	}
+	return nhosts
+}
+
+// distTasks lays the job's tasks over the chosen nodes and returns the CPUs
+// each node keeps, at most avail[i] (the CPUs eval_nodes chose). It is
+// _dist_tasks_compute_c_b (cyclic and block lay cores out alike) or, for
+// --distribution=plane, _compute_plane_dist. ok is false when the tasks do
+// not fit (ESLURM_BAD_TASK_COUNT).
+func distTasks(r *job.Request, avail, vpus []int) (cpus []int, ok bool) {
+	n := len(avail)
+	cpus = make([]int, n)
+	tasks := make([]int, n)
+	cpt := r.CPUsPerTaskOr1()
+	maxTasks := max(taskCount(r, n), 1)
+	give := func(i int) {
+		tasks[i]++
+		for l := 0; l < cpt; l++ {
+			if cpus[i] < avail[i] {
+				cpus[i]++
+			}
+		}
+	}
+	atLimit := func(i int) bool { return r.NTasksPerNode > 0 && tasks[i] >= r.NTasksPerNode }
+	tid := 0
+	if r.PlaneSize > 0 {
+		for tid < maxTasks {
+			space := false
+			for i := 0; i < n && tid < maxTasks; i++ {
+				for k := 0; k < r.PlaneSize && tid < maxTasks; k++ {
+					if cpus[i] < avail[i] {
+						tid++
+						give(i)
+					}
+				}
+				if cpus[i] < avail[i] {
+					space = true
+				}
+			}
+			if !space && tid < maxTasks {
+				return nil, false
+			}
+		}
+		return cpus, true
+	}
+	// One task on each node first.
+	for i := 0; i < n && tid < maxTasks; i++ {
+		if avail[i] > 0 {
+			tid++
+			give(i)
+		}
+	}
+	// Then fill the CPUs of cores already partly used (Slurm's test is on
+	// the CPUs past a whole core, kept as written).
+	for i := 0; i < n && tid < maxTasks; i++ {
+		remTasks := (cpus[i] % vpus[i]) / cpt
+		for t := 0; t < remTasks && tid < maxTasks; t++ {
+			if avail[i]-cpus[i] < cpt || atLimit(i) {
+				break
+			}
+			tid++
+			give(i)
+		}
+	}
+	// Then round-robin, a core's worth of tasks per node per pass.
+	for tid < maxTasks {
+		space := false
+		for i := 0; i < n && tid < maxTasks; i++ {
+			remTasks := max(vpus[i]/cpt, 1)
+			for t := 0; t < remTasks && tid < maxTasks; t++ {
+				if avail[i]-cpus[i] < cpt || atLimit(i) {
+					break
+				}
+				tid++
+				give(i)
+				if avail[i]-cpus[i] >= cpt {
+					space = true
+				}
+			}
+		}
+		if !space && tid < maxTasks {
+			return nil, false
+		}
+	}
+	return cpus, true
+}
+
+// blockSync reports whether the cores of a node are chosen with
+// _block_sync_core_bitmap rather than _cyclic_sync_core_bitmap (the tail of
+// dist_tasks).
+func (p *Plugin) blockSync(r *job.Request) bool {
+	switch {
+	case p.cfg.Units == UnitCPU:
+		return true
+	case r.PlaneSize > 0:
+		return true
+	case r.CoreDistSet:
+		return r.Distribution == job.Block
+	}
+	return p.cfg.DefaultDistBlock
+}
+
+// syncCores chooses the cores of node id that give the job cpus CPUs among
+// the free ones (free nil: all), and returns them in increasing order with
+// the CPUs the job then holds there. ok is false when the free cores are
+// too few.
+func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (cores []int, held int, ok bool) {
+	lo := p.coreOff[id]
+	sockets, cps := p.cl.Sockets[id], p.cl.CoresPerSocket[id]
+	vpus := p.cl.Threads[id]
+	avail := make([]bool, sockets*cps)
+	for c := range avail {
+		avail[c] = free == nil || free.Has(uint32(lo+c))
+	}
+	var taken []bool
+	if p.blockSync(r) {
+		taken, ok = blockCores(avail, sockets, cps, cpus, vpus, p.cfg.Units == UnitSocket)
+	} else {
+		taken, ok = cyclicCores(avail, sockets, cps, cpus, vpus, r.CPUsPerTaskOr1(), p.cfg.Units == UnitSocket)
+	}
+	if !ok {
+		return nil, 0, false
+	}
+	for c, t := range taken {
+		if t {
+			cores = append(cores, c)
+		}
+	}
+	held = cpus
+	if p.cfg.Units != UnitCPU {
+		held = len(cores) * vpus
+	}
+	return cores, held, true
+}
+
+// blockCores is _block_sync_core_bitmap on one board: sockets are taken
+// best fit (the smallest socket that alone holds the cores, else the
+// largest), cores in order within each.
+func blockCores(avail []bool, sockets, cps, cpus, vpus int, wholeSockets bool) ([]bool, bool) {
+	req := (cpus + vpus - 1) / vpus
+	count := make([]int, sockets)
+	for c, a := range avail {
+		if a {
+			count[c/cps]++
+		}
+	}
+	taken := make([]bool, len(avail))
+	used := make([]bool, sockets)
+	for cpus > 0 {
+		best, bestCores, bestSuff := 0, 0, false
+		for s := 0; s < sockets; s++ {
+			suff := count[s] >= req
+			if bestCores == 0 || (suff && !bestSuff) || (suff && count[s] < bestCores) || (!suff && count[s] > bestCores) {
+				best, bestCores, bestSuff = s, count[s], suff
+			}
+		}
+		if bestCores == 0 {
+			break
+		}
+		used[best] = true
+		for c := best * cps; c < (best+1)*cps; c++ {
+			switch {
+			case cpus == 0:
+				taken[c] = wholeSockets
+			case avail[c]:
+				count[best]--
+				taken[c] = true
+				cpus = max(cpus-vpus, 0)
+			default:
+				taken[c] = wholeSockets
+			}
+		}
+	}
+	return taken, cpus == 0
+}
+
+// cyclicCores is _cyclic_sync_core_bitmap: with more than one CPU per task
+// the sockets are first filled in order with whole tasks, then one core is
+// taken from each socket in turn.
+func cyclicCores(avail []bool, sockets, cps, cpus, vpus, cpt int, wholeSockets bool) ([]bool, bool) {
+	start := make([]int, sockets)
+	end := make([]int, sockets)
+	used := make([]bool, sockets)
+	taken := make([]bool, len(avail))
+	for s := range start {
+		start[s], end[s] = s*cps, (s+1)*cps
+	}
+	if cpt > 1 {
+		for s := 0; s < sockets && cpus > 0; s++ {
+			cnt := 0
+			for c := start[s]; c < end[s]; c++ {
+				if avail[c] {
+					cnt += vpus
+				}
+			}
+			cnt -= cnt % cpt
+			for ; start[s] < end[s] && cnt > 0 && cpus > 0; start[s]++ {
+				if avail[start[s]] {
+					used[s] = true
+					taken[start[s]] = true
+					cnt = max(cnt-vpus, 0)
+					cpus = max(cpus-vpus, 0)
+				}
+			}
+		}
+	}
+	for cpus > 0 {
+		prev := cpus
+		for s := 0; s < sockets && cpus > 0; s++ {
+			for start[s] < end[s] && !avail[start[s]] {
+				start[s]++
+			}
+			if start[s] == end[s] {
+				continue
+			}
+			used[s] = true
+			taken[start[s]] = true
+			cpus = max(cpus-vpus, 0)
+			start[s]++
+		}
+		if prev == cpus {
+			return nil, false
+		}
+	}
+	if wholeSockets {
+		for s := range used {
+			if used[s] {
+				for c := s * cps; c < (s+1)*cps; c++ {
+					taken[c] = true
+				}
+			}
+		}
+	}
+	return taken, true
+}

@@ -1,0 +1,619 @@
+package constres
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/job"
+)
+
+// unlimitedRun is how long a job without a time limit is assumed to run.
+const unlimitedRun = int64(365 * 24 * 3600)
+
+// Config holds the plugin's slurm.conf-level settings.
+type Config struct {
+	// TrackMemory is CR_Core_Memory: memory is consumable.
+	TrackMemory bool
+	// DefMemPerCPU (MB) applies to jobs that ask for no memory; when it is 0
+	// such a job gets the whole memory of each node, as in Slurm.
+	DefMemPerCPU uint64
+	// Preempt enables preemption of running jobs marked preemptable with a
+	// lower priority than the pending job.
+	Preempt bool
+	// PreemptMode is how victims give their resources back.
+	PreemptMode job.PreemptMode
+	// Units is what SelectTypeParameters allocates: CR_Core (the
+	// default), CR_CPU or CR_Socket.
+	Units Units
+	// DefaultDistBlock is CR_Core_Default_Dist_Block: cores are laid out
+	// block-wise when the job names no core distribution.
+	DefaultDistBlock bool
+}
+
+// Units is the consumable resource of SelectTypeParameters.
+type Units uint8
+
+// Allocation units.
+const (
+	// UnitCore is CR_Core: jobs hold whole cores and all their CPUs.
+	UnitCore Units = iota
+	// UnitCPU is CR_CPU: a job holds the CPUs it needs, its cores are
+	// chosen block-wise.
+	UnitCPU
+	// UnitSocket is CR_Socket: jobs hold whole sockets.
+	UnitSocket
+)
+
+// Plugin is select/cons_tres over one cluster. It is not safe for
+// concurrent use.
+type Plugin struct {
+	cl  *job.Cluster
+	cfg Config
+	st  *state
+
+	usable  bits.Set
+	coreOff []int // node id -> its first core in core bitmaps; len N+1
+	// per-request scratch
+	avail    []int // usable CPUs per node
+	availGPU []int // usable GPUs per node
+	use      []int // CPUs chosen per node
+	sets     []cset
+}
+
+var _ job.Plugin = (*Plugin)(nil)
+
+// New returns a plugin with no jobs over cl.
+func New(cl *job.Cluster, cfg Config) *Plugin {
+	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N),
+		coreOff: make([]int, cl.N+1), avail: make([]int, cl.N), availGPU: make([]int, cl.N), use: make([]int, cl.N)}
+	for id := 0; id < cl.N; id++ {
+		p.coreOff[id+1] = p.coreOff[id] + cl.Cores(uint32(id))
+	}
+	return p
+}
+
+// Cluster is the cluster the plugin selects from.
+func (p *Plugin) Cluster() *job.Cluster { return p.cl }
+
+func (p *Plugin) totalCores() int { return p.coreOff[p.cl.N] }
+
+// nodeReqOf is _get_job_node_req (reference §2.1).
+func (p *Plugin) nodeReqOf(r *job.Request) int32 {
+	part := p.cl.Partitions[r.Partition]
+	switch {
+	case r.Exclusive || (part != nil && part.Exclusive):
+		return crReserved
+	case part != nil && part.Force:
+		return crAvailable
+	case p.cl.MaxShare(r.Partition) > 1 && r.OverSubscribe:
+		return crAvailable
+	}
+	return crOneRow
+}
+
+func (p *Plugin) numRows(part string) int { return p.cl.MaxShare(part) }
+
+// memRate is the job's memory per CPU, or 0 when it asks per node.
+func (p *Plugin) memRate(r *job.Request) uint64 {
+	if !p.cfg.TrackMemory {
+		return 0
+	}
+	if r.MemPerCPU > 0 {
+		return r.MemPerCPU
+	}
+	if !r.MemPerNodeSet && p.cfg.DefMemPerCPU > 0 {
+		return p.cfg.DefMemPerCPU
+	}
+	return 0
+}
+
+// wholeMem reports whether the job takes each node's whole memory.
+func (p *Plugin) wholeMem(r *job.Request) bool {
+	if !p.cfg.TrackMemory || r.MemPerCPU > 0 {
+		return false
+	}
+	if r.MemPerNodeSet {
+		return r.MemPerNode == 0
+	}
+	return p.cfg.DefMemPerCPU == 0
+}
+
+// nodeMem is the memory the job takes on node id holding cpus CPUs.
+func (p *Plugin) nodeMem(r *job.Request, id uint32, cpus int) uint64 {
+	switch {
+	case !p.cfg.TrackMemory:
+		return 0
+	case p.wholeMem(r):
+		return p.cl.MemoryMB[id]
+	case p.memRate(r) > 0:
+		return p.memRate(r) * uint64(cpus)
+	}
+	return r.MemPerNode
+}
+
+// freeGPUs is node id's GPUs of the job's type not allocated in st (all of
+// them when st is nil).
+func (p *Plugin) freeGPUs(st *state, id uint32, typ string) int {
+	n := 0
+	for i, g := range p.cl.GPUs[id] {
+		if typ != "" && g.Type != typ {
+			continue
+		}
+		n += int(g.Count)
+		if st != nil && st.gpus[id] != nil {
+			n -= st.gpus[id][i]
+		}
+	}
+	return n
+}
+
+// verifyNodeState is _verify_node_state (reference §2.3 step 0).
+func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool {
+	req := p.nodeReqOf(r)
+	cpt := r.CPUsPerTaskOr1()
+	rate := p.memRate(r)
+	// pn_min_cpus is cpus-per-task x ntasks-per-node (job_mgr.c).
+	minCPUs := max(r.NTasksPerNode*cpt, cpt, 1)
+	ok := true
+	cand.Each(func(id uint32) bool {
+		drop := false
+		free := p.cl.MemoryMB[id] - min(st.mem[id], p.cl.MemoryMB[id])
+		switch {
+		case p.wholeMem(r):
+			drop = st.mem[id] != 0
+		case rate > 0:
+			drop = rate*uint64(minCPUs) > free
+		case p.cfg.TrackMemory:
+			drop = r.MemPerNode > free
+		}
+		if req == crReserved && st.jobCnt[id] > 0 {
+			drop = true
+		}
+		if r.GPUsPerNode > 0 && p.cl.GPUCount(id, r.GPUType) < r.GPUsPerNode {
+			drop = true
+		}
+		if !p.stateAllows(st, req, r.Partition, id) {
+			drop = true
+		}
+		if drop {
+			cand.Del(id)
+			if r.RequiredSet != nil && r.RequiredSet.Contains(id) {
+				ok = false
+			}
+		}
+		return true
+	})
+	return ok
+}
+
+// canRun is _can_job_run_on_node (reference §2.4): the CPUs and GPUs node id
+// offers the job given the free cores; st nil means ignore allocations.
+func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cpus, gpus int) {
+	cores := p.cl.Cores(id)
+	lo := p.coreOff[id]
+	fc := cores
+	if free != nil {
+		fc = free.CountRange(lo, lo+cores)
+	}
+	threads := p.cl.Threads[id]
+	cpus = fc * threads
+	cpt := r.CPUsPerTaskOr1()
+	whole := p.nodeReqOf(r) == crReserved
+	if whole && fc != cores {
+		return 0, 0
+	}
+	if !whole {
+		if r.NTasksPerNode > 0 {
+			cpus = min(cpus, r.NTasksPerNode*cpt)
+		}
+		cpus = cpus / cpt * cpt
+	}
+	if p.cfg.TrackMemory {
+		freeMem := p.cl.MemoryMB[id]
+		if st != nil {
+			freeMem -= min(st.mem[id], freeMem)
+		}
+		switch rate := p.memRate(r); {
+		case p.wholeMem(r):
+			if st != nil && st.mem[id] != 0 {
+				return 0, 0
+			}
+		case rate > 0:
+			// _can_job_run_on_node: a whole-node job needs memory for all
+			// its CPUs; others shed allocation units (a core's CPUs, one
+			// CPU or a socket's CPUs) until the CPUs' memory fits, then
+			// whole tasks.
+			if whole {
+				if rate*uint64(cpus) > freeMem {
+					cpus = 0
+				}
+			} else {
+				step := p.allocSize(id)
+				for rate*uint64(cpus) > freeMem {
+					if cpus < step {
+						cpus = 0
+						break
+					}
+					cpus -= step
+				}
+			}
+			cpus -= cpus % cpt
+			if cpus < r.NTasksPerNode {
+				cpus = 0
+			}
+		default:
+			if r.MemPerNode > freeMem {
+				return 0, 0
+			}
+		}
+	}
+	minPer := cpt
+	if r.NTasksPerNode > 0 {
+		minPer = r.NTasksPerNode * cpt
+	}
+	if cpus < minPer {
+		return 0, 0
+	}
+	gpus = p.freeGPUs(st, id, r.GPUType)
+	if r.GPUsPerNode > gpus {
+		return 0, 0
+	}
+	return cpus, gpus
+}
+
+// tier is the PriorityTier of the partition named name.
+func (p *Plugin) tier(name string) uint32 {
+	if part := p.cl.Partitions[name]; part != nil {
+		return part.PriorityTier
+	}
+	return 0
+}
+
+// allocSize is _select_and_set_cpus' cpu_alloc_size: the CPUs of one
+// allocation unit of node id.
+func (p *Plugin) allocSize(id uint32) int {
+	switch p.cfg.Units {
+	case UnitCPU:
+		return 1
+	case UnitSocket:
+		return p.cl.CoresPerSocket[id] * p.cl.Threads[id]
+	}
+	return p.cl.Threads[id]
+}
+
+// Select implements job.Plugin.
+func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now int64) (*job.Allocation, error) {
+	all := bits.FromRoaring(cand, p.cl.N)
+	if r.ExcludedSet != nil {
+		all.AndNot(bits.FromRoaring(r.ExcludedSet, p.cl.N))
+	}
+	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bits.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
+		return nil, &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
+	}
+	if mode == job.TestOnly {
+		return p.testOnly(r, all)
+	}
+	usable := all.Clone()
+	usable.And(p.usable)
+	var a *job.Allocation
+	var err error
+	if mode == job.WillRun {
+		a, err = p.willRun(r, usable, now)
+	} else {
+		a, err = p.runNow(r, usable, now)
+	}
+	if err != nil {
+		if _, terr := p.testOnly(r, all); terr != nil {
+			return nil, terr
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+// testOnly is "test 0" on every configured node (reference §2.3 step 2).
+func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error) {
+	pk, ok := p.selectNodes(nil, r, cand, nil)
+	if !ok {
+		return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
+	}
+	return p.build(nil, r, pk, nil, 0)
+}
+
+// fit runs _job_test's tests 1 and 4 on st (reference §2.3 steps 3-6).
+func (p *Plugin) fit(st *state, r *job.Request, cand bits.Set) (*pick, bits.Set, bool) {
+	c := cand.Clone()
+	if !p.verifyNodeState(st, r, c) {
+		return nil, nil, false
+	}
+	req := p.nodeReqOf(r)
+	if req == crAvailable {
+		// test 0: could it fit at all?
+		if _, ok := p.selectNodes(nil, r, c, nil); !ok {
+			return nil, nil, false
+		}
+	}
+	free := p.allCores()
+	for _, pr := range st.parts {
+		for _, row := range pr.rows {
+			free.AndNot(row)
+		}
+	}
+	if pk, ok := p.selectNodes(st, r, c, free); ok {
+		return pk, free, true
+	}
+	if req != crAvailable {
+		return nil, nil, false
+	}
+	// test 3: only the cores of same-tier partitions are off limits; when
+	// the job fits, lower-tier partitions' cores are removed too, one
+	// partition at a time, while it still fits.
+	tier := p.tier(r.Partition)
+	free = p.allCores()
+	var lower []string
+	for name, pr := range st.parts {
+		switch t := p.tier(name); {
+		case t == tier:
+			for _, row := range pr.rows {
+				free.AndNot(row)
+			}
+		case t < tier:
+			lower = append(lower, name)
+		}
+	}
+	if pk, ok := p.selectNodes(st, r, c, free); ok {
+		// Slurm walks its partitions by descending tier.
+		slices.SortFunc(lower, func(a, b string) int {
+			if ta, tb := p.tier(a), p.tier(b); ta != tb {
+				return cmpU32(tb, ta)
+			}
+			return strings.Compare(a, b)
+		})
+		for _, name := range lower {
+			tmp := free.Clone()
+			for _, row := range st.parts[name].rows {
+				tmp.AndNot(row)
+			}
+			pk2, ok := p.selectNodes(st, r, c, tmp)
+			if !ok {
+				break
+			}
+			pk, free = pk2, tmp
+		}
+		return pk, free, true
+	}
+	// test 4: each row of the job's partition, fullest first, then an
+	// empty row.
+	pr := st.parts[r.Partition]
+	var order []int
+	if pr != nil {
+		for i := range pr.rows {
+			order = append(order, i)
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return pr.rows[b].Count() - pr.rows[a].Count() })
+	}
+	for _, i := range order {
+		free = p.allCores()
+		free.AndNot(pr.rows[i])
+		if pk, ok := p.selectNodes(st, r, c, free); ok {
+			return pk, free, true
+		}
+	}
+	if pr == nil || len(pr.rows) < p.numRows(r.Partition) {
+		free = p.allCores()
+		if pk, ok := p.selectNodes(st, r, c, free); ok {
+			return pk, free, true
+		}
+	}
+	return nil, nil, false
+}
+
+func (p *Plugin) allCores() bits.Set {
+	s := bits.New(p.totalCores())
+	for i := range s {
+		s[i] = ^uint64(0)
+	}
+	if t := p.totalCores() & 63; t != 0 {
+		s[len(s)-1] = 1<<uint(t) - 1
+	}
+	return s
+}
+
+func (p *Plugin) runNow(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+	if pk, free, ok := p.fit(p.st, r, cand); ok {
+		return p.build(p.st, r, pk, free, now)
+	}
+	if p.cfg.Preempt {
+		if a, ok := p.preempt(r, cand, now); ok {
+			return a, nil
+		}
+	}
+	return nil, &job.Unsatisfied{Reason: "not enough free resources now"}
+}
+
+// preemptCandidates are the running jobs r may preempt, lowest priority
+// first (ties: lower id).
+func (p *Plugin) preemptCandidates(st *state, r *job.Request) []*record {
+	var out []*record
+	for _, j := range sortedJobs(st) {
+		if j.preemptable && j.priority < r.Priority && j.id != r.ID {
+			out = append(out, j)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *record) int { return cmpU32(a.priority, b.priority) })
+	return out
+}
+
+// preempt removes candidates one at a time until the job fits, then redoes
+// the walk once with the enabling job first (as select/linear does).
+func (p *Plugin) preempt(r *job.Request, cand bits.Set, now int64) (*job.Allocation, bool) {
+	victims := p.preemptCandidates(p.st, r)
+	order := victims
+	for pass := 0; pass < 2 && len(order) > 0; pass++ {
+		exp := p.st.dup()
+		found := -1
+		var pk *pick
+		var free bits.Set
+		for k, v := range order {
+			p.removeJob(exp, v, p.cfg.PreemptMode != job.Suspend)
+			var ok bool
+			if pk, free, ok = p.fit(exp, r, cand); ok {
+				found = k
+				break
+			}
+		}
+		if found < 0 {
+			return nil, false
+		}
+		if pass == 1 || found == 0 {
+			a, err := p.build(exp, r, pk, free, now)
+			if err != nil {
+				return nil, false
+			}
+			for _, v := range victims {
+				for _, id := range v.nodes {
+					if a.Nodes.Contains(id) {
+						a.Preempted = append(a.Preempted, v.id)
+						break
+					}
+				}
+			}
+			return a, true
+		}
+		order = append([]*record{order[found]}, append(slices.Clone(order[:found]), order[found+1:]...)...)
+	}
+	return nil, false
+}
+
+// willRun is _will_run_test (reference §2.7).
+func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+	if pk, free, ok := p.fit(p.st, r, cand); ok {
+		return p.build(p.st, r, pk, free, now)
+	}
+	exp := p.st.dup()
+	var pre []*record
+	if p.cfg.Preempt {
+		pre = p.preemptCandidates(exp, r)
+		for _, v := range pre {
+			p.removeJob(exp, v, p.cfg.PreemptMode != job.Suspend)
+		}
+		if len(pre) > 0 {
+			if pk, free, ok := p.fit(exp, r, cand); ok {
+				a, err := p.build(exp, r, pk, free, now)
+				if err == nil {
+					for _, v := range pre {
+						for _, id := range v.nodes {
+							if a.Nodes.Contains(id) {
+								a.Preempted = append(a.Preempted, v.id)
+								break
+							}
+						}
+					}
+				}
+				return a, err
+			}
+		}
+	}
+	running := sortedJobs(exp)
+	slices.SortStableFunc(running, func(a, b *record) int {
+		switch {
+		case a.end < b.end:
+			return -1
+		case a.end > b.end:
+			return 1
+		}
+		return 0
+	})
+	var removed []*record
+	try := func() (*job.Allocation, bool, error) {
+		pk, free, ok := p.fit(exp, r, cand)
+		if !ok {
+			return nil, false, nil
+		}
+		a, err := p.build(exp, r, pk, free, now)
+		if err != nil {
+			return nil, false, err
+		}
+		// The start is the end of the latest removed job that overlaps the
+		// chosen nodes (_get_last_relevant_job).
+		start := int64(-1)
+		for _, j := range removed {
+			for _, id := range j.nodes {
+				if a.Nodes.Contains(id) {
+					start = max(start, j.end)
+					break
+				}
+			}
+		}
+		if start < 0 {
+			start = removed[len(removed)-1].end
+		}
+		if start <= now {
+			start = now + 1
+		}
+		a.Start = start
+		return a, true, nil
+	}
+	// Jobs already past their end are removed up front.
+	i := 0
+	for ; i < len(running) && running[i].end <= now; i++ {
+		p.removeJob(exp, running[i], true)
+		removed = append(removed, running[i])
+	}
+	if i > 0 && i == len(running) {
+		if a, ok, err := try(); ok || err != nil {
+			return a, err
+		}
+	}
+	// Then batches: the next job and every job ending within the window of
+	// its (30 s aligned) end; the window doubles after each failed test.
+	window := int64(30)
+	for i < len(running) {
+		batchEnd := (running[i].end/30)*30 + window
+		for first := true; i < len(running) && (first || running[i].end <= batchEnd); first = false {
+			p.removeJob(exp, running[i], true)
+			removed = append(removed, running[i])
+			i++
+		}
+		if a, ok, err := try(); ok || err != nil {
+			return a, err
+		}
+		window *= 2
+	}
+	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
+}
+
+func sortedJobs(st *state) []*record {
+	out := make([]*record, 0, len(st.jobs))
+	for _, r := range st.jobs {
+		out = append(out, r)
+	}
+	slices.SortFunc(out, func(a, b *record) int { return cmpU32(a.id, b.id) })
+	return out
+}
+
+func cmpU32(a, b uint32) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// endOf is when a job started at start with its limit ends.
+func endOf(r *job.Request, start int64) int64 {
+	if r.TimeLimit <= 0 {
+		return start + unlimitedRun
+	}
+	return start + int64(r.TimeLimit.Seconds())
+}
+
+// errorf makes an Unsatisfied error.
+func errorf(never bool, format string, args ...any) error {
+	return &job.Unsatisfied{Never: never, Reason: fmt.Sprintf(format, args...)}
+}

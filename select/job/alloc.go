@@ -1,0 +1,80 @@
+package job
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// NodeAlloc is what a job holds on one node.
+type NodeAlloc struct {
+	// ID is the node id.
+	ID uint32
+	// CPUs is the CPUs allocated; Cores the core numbers
+	// (socket*cores_per_socket + core).
+	CPUs  int
+	Cores []int
+	// MemoryMB is the memory allocated.
+	MemoryMB uint64
+	// GPUs is the GPUs allocated.
+	GPUs int
+}
+
+// Allocation is a select plugin's answer for one job.
+type Allocation struct {
+	// Nodes are the chosen node ids.
+	Nodes *roaring.Bitmap
+	// PerNode details each chosen node in id order (cons_tres; linear gives
+	// all CPUs and the memory of each node).
+	PerNode []NodeAlloc
+	// TotalCPUs is the CPUs the job holds in all.
+	TotalCPUs int
+	// Start is the start time (Unix seconds): now for RunNow, the estimate
+	// for WillRun.
+	Start int64
+	// Preempted are the jobs that must be preempted for this allocation.
+	Preempted []uint32
+}
+
+// Reasons a job cannot be satisfied.
+var (
+	// ErrBusy means the job could run on these nodes, but not now.
+	ErrBusy = errors.New("resources are busy")
+	// ErrNever means the job can never run on these nodes.
+	ErrNever = errors.New("job can never run on the candidate nodes")
+)
+
+// Unsatisfied explains why a job got no nodes; it matches ErrBusy or
+// ErrNever with errors.Is.
+type Unsatisfied struct {
+	// Never is true when no amount of waiting helps.
+	Never bool
+	// Reason says which requirement failed.
+	Reason string
+}
+
+// Error says whether the job is busy now or never runnable, and why.
+func (e *Unsatisfied) Error() string {
+	if e.Never {
+		return fmt.Sprintf("never runnable: %s", e.Reason)
+	}
+	return fmt.Sprintf("busy now: %s", e.Reason)
+}
+
+// Is makes errors.Is(err, ErrBusy or ErrNever) work.
+func (e *Unsatisfied) Is(target error) bool {
+	return (target == ErrNever && e.Never) || (target == ErrBusy && !e.Never)
+}
+
+// PreemptMode is how a preempted job gives its resources back.
+type PreemptMode uint8
+
+// Preemption modes.
+const (
+	// Requeue and Cancel free everything the victim holds.
+	Requeue PreemptMode = iota
+	Cancel
+	// Suspend frees the victim's CPUs but keeps its memory.
+	Suspend
+)

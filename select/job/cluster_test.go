@@ -1,0 +1,119 @@
+package job
+
+import (
+	"testing"
+
+	"github.com/nodesift/sift/index"
+)
+
+// TestNewClusterThreadsFollowInitNodeRecord checks node_conf.c
+// _init_node_record: tpc is 1 when the cores cover the CPUs.
+func TestNewClusterThreadsFollowInitNodeRecord(t *testing.T) {
+	for _, tc := range []struct {
+		name                                string
+		cpus, sockets, cores, threads, want int
+	}{
+		{"cirrus cpus equal cores", 36, 2, 18, 2, 1},
+		{"hyperthreads schedulable", 72, 2, 18, 2, 2},
+		{"cpus omitted", 0, 2, 4, 2, 2},
+		{"fewer cpus than cores", 4, 1, 8, 2, 1},
+		{"single thread", 8, 1, 8, 1, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := index.Build([]index.Node{{Name: "n0", CPUs: tc.cpus, Sockets: tc.sockets, CoresPerSocket: tc.cores, ThreadsPerCore: tc.threads}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := NewCluster(s).Threads[0]; got != tc.want {
+				t.Errorf("threads %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestApplyMemoryPolicyFollowsJobMgr checks job_mgr.c _get_def_mem and
+// _valid_pn_min_mem.
+func TestApplyMemoryPolicyFollowsJobMgr(t *testing.T) {
+	s, err := index.Build([]index.Node{{Name: "n0", CPUs: 8, Partitions: []string{"std", "plain"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	c.Partitions["std"].DefMemPerCPU, c.Partitions["std"].MaxMemPerCPU = 7150, 7150
+	for _, tc := range []struct {
+		name             string
+		req              Request
+		def, max         uint64
+		wantMem          uint64
+		wantCPT          int
+		wantWholeNodeMem bool
+	}{
+		{"partition default per cpu", Request{Partition: "std"}, 0, 0, 7150, 0, false},
+		{"cluster default when partition has none", Request{Partition: "plain"}, 1000, 0, 1000, 0, false},
+		{"no default: whole node", Request{Partition: "plain"}, 0, 0, 0, 0, true},
+		{"explicit mem per node kept", Request{Partition: "std", MemPerNode: 5, MemPerNodeSet: true}, 0, 0, 0, 0, false},
+		{"above max raises cpus per task", Request{Partition: "std", MemPerCPU: 10000}, 0, 0, 5000, 2, false},
+		{"above max multiplies cpus per task", Request{Partition: "std", MemPerCPU: 20000, CPUsPerTask: 2}, 0, 0, 6667, 6, false},
+		{"at max unchanged", Request{Partition: "std", MemPerCPU: 7150}, 0, 0, 7150, 0, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			r.ApplyMemoryPolicy(c, tc.def, tc.max)
+			if r.MemPerCPU != tc.wantMem || r.CPUsPerTask != tc.wantCPT {
+				t.Errorf("mem-per-cpu %d cpus-per-task %d, want %d %d", r.MemPerCPU, r.CPUsPerTask, tc.wantMem, tc.wantCPT)
+			}
+			if whole := r.MemPerCPU == 0 && !r.MemPerNodeSet; whole != tc.wantWholeNodeMem {
+				t.Errorf("whole node memory %v, want %v", whole, tc.wantWholeNodeMem)
+			}
+		})
+	}
+}
+
+func TestParseOverSubscribeReadsSlurmForms(t *testing.T) {
+	for _, tc := range []struct {
+		in               string
+		n                int
+		force, exclusive bool
+	}{{"NO", 1, false, false}, {"EXCLUSIVE", 1, false, true}, {"YES", 4, false, false}, {"yes:2", 2, false, false}, {"FORCE", 4, true, false}, {"FORCE:8", 8, true, false}} {
+		var p Partition
+		if err := p.ParseOverSubscribe(tc.in); err != nil || p.OverSubscribe != tc.n || p.Force != tc.force || p.Exclusive != tc.exclusive {
+			t.Errorf("%s: %+v %v", tc.in, p, err)
+		}
+	}
+	for _, in := range []string{"MAYBE", "YES:0", "FORCE:x"} {
+		var p Partition
+		if err := p.ParseOverSubscribe(in); err == nil {
+			t.Errorf("%s accepted", in)
+		}
+	}
+}
+
+// TestApplyMemoryPolicyNodeMemoryUnderCPULimit checks _valid_pn_min_mem's
+// per-node branch: mem per node over MaxMemPerCPU raises cpus-per-task.
+func TestApplyMemoryPolicyNodeMemoryUnderCPULimit(t *testing.T) {
+	s, err := index.Build([]index.Node{{Name: "n0", CPUs: 36, MemoryMB: 257400, Partitions: []string{"std"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	c.Partitions["std"].MaxMemPerCPU = 7150
+	for _, tc := range []struct {
+		name string
+		req  Request
+		cpt  int
+	}{
+		{"one task per node", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true}, 3},
+		{"spread over ntasks-per-node", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true, NTasksPerNode: 2}, 2},
+		{"spread over ntasks", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true, NTasks: 2, MinNodes: 1}, 2},
+		{"already enough cpus", Request{Partition: "std", MemPerNode: 20000, MemPerNodeSet: true, CPUsPerTask: 4}, 4},
+		{"whole node reads the first node", Request{Partition: "std", MemPerNodeSet: true}, 36},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			r.ApplyMemoryPolicy(c, 0, 0)
+			if r.CPUsPerTask != tc.cpt {
+				t.Errorf("cpus-per-task %d, want %d", r.CPUsPerTask, tc.cpt)
+			}
+		})
+	}
+}

@@ -1,0 +1,34 @@
+package job
+
+import "github.com/RoaringBitmap/roaring/v2"
+
+// Plugin is what every select plugin (linear, cons_tres) offers: Slurm's
+// select_p_job_test and the job lifecycle, over one cluster.
+type Plugin interface {
+	// Select chooses nodes for req among cand (the nodes its constraint and
+	// partition allow, in any state; the plugin removes unusable ones) at
+	// time now (Unix seconds). Failures are *Unsatisfied.
+	Select(req *Request, cand *roaring.Bitmap, mode Mode, now int64) (*Allocation, error)
+	// Begin records that req starts on a, preempting a.Preempted first.
+	Begin(req *Request, a *Allocation) error
+	// Fini releases everything job id holds.
+	Fini(id uint32) error
+	// Suspend and Resume stop and restart job id, releasing and taking back
+	// its CPUs.
+	Suspend(id uint32) error
+	Resume(id uint32) error
+	// Expand gives all of job from's resources to job to.
+	Expand(from, to uint32) error
+	// Resize removes node from job id.
+	Resize(id, node uint32) error
+	// Reserve chooses n nodes among cand for an advance reservation.
+	Reserve(n int, cand *roaring.Bitmap) (*roaring.Bitmap, error)
+	// Jobs lists the ids of the jobs the plugin holds, in increasing order.
+	Jobs() []uint32
+	// SaveState writes the plugin's jobs to its state file in dir.
+	SaveState(dir string, now int64) error
+	// LoadState replaces the plugin's jobs with those of its state file in
+	// dir; on any error the current state is left untouched. A missing file
+	// is reported with fs.ErrNotExist.
+	LoadState(dir string) error
+}

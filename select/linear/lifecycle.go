@@ -1,0 +1,222 @@
+package linear
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/job"
+)
+
+// ErrNoJob is returned for a job id the plugin does not hold.
+var ErrNoJob = errors.New("no such job")
+
+// LifecycleError is a lifecycle call that would break the plugin's
+// accounting, such as allocating a node twice.
+type LifecycleError struct {
+	Op  string
+	Job uint32
+	Err error
+}
+
+// Error names the call, the job and the problem.
+func (e *LifecycleError) Error() string {
+	return fmt.Sprintf("linear: %s job %d: %v", e.Op, e.Job, e.Err)
+}
+
+// Unwrap returns the problem.
+func (e *LifecycleError) Unwrap() error { return e.Err }
+
+// Begin implements job.Plugin: it preempts a.Preempted, then charges r to
+// a's nodes. It refuses, changing nothing, a job id already held or nodes
+// that cannot take the job now.
+func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
+	fail := func(err error) error { return &LifecycleError{"begin", r.ID, err} }
+	if _, dup := p.st.jobs[r.ID]; dup {
+		return fail(errors.New("already running"))
+	}
+	if a == nil || a.Nodes == nil || a.Nodes.IsEmpty() {
+		return fail(errors.New("empty allocation"))
+	}
+	exp := p.st
+	if len(a.Preempted) > 0 {
+		exp = p.st.dup()
+	}
+	for _, v := range a.Preempted {
+		j, ok := exp.jobs[v]
+		if !ok {
+			return fail(fmt.Errorf("preempted job %d: %w", v, ErrNoJob))
+		}
+		exp.remove(j, p.cfg.PreemptMode != job.Suspend)
+		if p.cfg.PreemptMode == job.Suspend {
+			sj := j.clone()
+			sj.suspended = true
+			exp.jobs[v] = sj
+		}
+	}
+	want := bits.FromRoaring(a.Nodes, p.cl.N)
+	if want.Count() != int(a.Nodes.GetCardinality()) {
+		return fail(errors.New("allocation names nodes outside the cluster"))
+	}
+	got := bits.New(p.cl.N)
+	p.countBitmap(exp, r, want, got, p.maxShare(r)-1, noShareLimit, job.RunNow)
+	okNodes := want.Clone()
+	okNodes.And(p.usable)
+	got.And(okNodes)
+	if got.Count() != want.Count() {
+		return fail(errors.New("a node is unusable or already allocated"))
+	}
+	rec := &record{id: r.ID, exclusive: p.maxShare(r) <= 1, contiguous: r.Contiguous,
+		preemptable: r.Preemptable, priority: r.Priority, start: a.Start, end: endOf(a.Start, r.TimeLimit)}
+	want.Each(func(id uint32) bool {
+		rec.nodes = append(rec.nodes, id)
+		rec.mem = append(rec.mem, p.jobMem(r, int(id)))
+		rec.totalCPUs += p.cl.CPUs[id]
+		return true
+	})
+	exp.add(rec)
+	p.st = exp
+	return nil
+}
+
+// Fini implements job.Plugin.
+func (p *Plugin) Fini(id uint32) error {
+	j, ok := p.st.jobs[id]
+	if !ok {
+		return &LifecycleError{"fini", id, ErrNoJob}
+	}
+	p.st.remove(j, true)
+	return nil
+}
+
+// Suspend implements job.Plugin: the job keeps its memory and its place in
+// the total job count but no longer counts as running.
+func (p *Plugin) Suspend(id uint32) error {
+	j, ok := p.st.jobs[id]
+	if !ok {
+		return &LifecycleError{"suspend", id, ErrNoJob}
+	}
+	if j.suspended {
+		return &LifecycleError{"suspend", id, errors.New("already suspended")}
+	}
+	p.st.remove(j, false)
+	j.suspended = true
+	return nil
+}
+
+// Resume implements job.Plugin.
+func (p *Plugin) Resume(id uint32) error {
+	j, ok := p.st.jobs[id]
+	if !ok {
+		return &LifecycleError{"resume", id, ErrNoJob}
+	}
+	if !j.suspended {
+		return &LifecycleError{"resume", id, errors.New("not suspended")}
+	}
+	for _, n := range j.nodes {
+		if p.st.excl[n] != 0 || (j.exclusive && p.st.run[n] != 0) {
+			return &LifecycleError{"resume", id, fmt.Errorf("node %d is in use", n)}
+		}
+	}
+	for _, n := range j.nodes {
+		p.st.run[n]++
+		if j.exclusive {
+			p.st.excl[n]++
+		}
+		p.st.touch(n)
+	}
+	j.suspended = false
+	return nil
+}
+
+// Expand implements job.Plugin (select_p_job_expand): job to ends up with
+// the nodes and memory of both jobs and job from with nothing.
+func (p *Plugin) Expand(from, to uint32) error {
+	f, ok1 := p.st.jobs[from]
+	t, ok2 := p.st.jobs[to]
+	if !ok1 || !ok2 || from == to {
+		return &LifecycleError{"expand", to, ErrNoJob}
+	}
+	if f.suspended || t.suspended {
+		return &LifecycleError{"expand", to, errors.New("cannot expand a suspended job")}
+	}
+	exp := p.st.dup()
+	exp.remove(f, true)
+	exp.remove(t, true)
+	m := t.clone()
+	mem := map[uint32]uint64{}
+	for i, n := range t.nodes {
+		mem[n] += t.mem[i]
+	}
+	for i, n := range f.nodes {
+		mem[n] += f.mem[i]
+	}
+	m.nodes = m.nodes[:0]
+	for n := range mem {
+		m.nodes = append(m.nodes, n)
+	}
+	slices.Sort(m.nodes)
+	m.mem = m.mem[:0]
+	m.totalCPUs = 0
+	for _, n := range m.nodes {
+		m.mem = append(m.mem, mem[n])
+		m.totalCPUs += p.cl.CPUs[n]
+		if m.exclusive && exp.run[n] > 0 {
+			// The exclusive job would share a node that job from shared.
+			return &LifecycleError{"expand", to, fmt.Errorf("node %d runs other jobs", n)}
+		}
+	}
+	exp.add(m)
+	p.st = exp
+	return nil
+}
+
+// Resize implements job.Plugin: node leaves job id's allocation.
+func (p *Plugin) Resize(id, node uint32) error {
+	j, ok := p.st.jobs[id]
+	if !ok {
+		return &LifecycleError{"resize", id, ErrNoJob}
+	}
+	i, found := slices.BinarySearch(j.nodes, node)
+	if !found {
+		return &LifecycleError{"resize", id, fmt.Errorf("node %d is not in the job", node)}
+	}
+	if len(j.nodes) == 1 {
+		return &LifecycleError{"resize", id, errors.New("cannot remove the last node; use fini")}
+	}
+	p.st.remove(j, true)
+	n := j.clone()
+	n.nodes = slices.Delete(n.nodes, i, i+1)
+	n.mem = slices.Delete(n.mem, i, i+1)
+	n.totalCPUs -= p.cl.CPUs[node]
+	p.st.add(n)
+	return nil
+}
+
+// Reserve implements job.Plugin: n whole nodes free of jobs, chosen by the
+// same best fit and weight order as a job asking for exactly n nodes.
+func (p *Plugin) Reserve(n int, cand *roaring.Bitmap) (*roaring.Bitmap, error) {
+	if n <= 0 {
+		return nil, &job.Unsatisfied{Never: true, Reason: "a reservation needs at least one node"}
+	}
+	r := &job.Request{MinNodes: n, MaxNodes: n, ReqNodes: n, Exclusive: true}
+	c := bits.FromRoaring(cand, p.cl.N)
+	c.And(p.usable)
+	a, err := p.runNowTiers(r, c, 0)
+	if err != nil {
+		return nil, err
+	}
+	return a.Nodes, nil
+}
+
+// Jobs implements job.Plugin.
+func (p *Plugin) Jobs() []uint32 {
+	ids := make([]uint32, 0, len(p.st.jobs))
+	for id := range p.st.jobs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

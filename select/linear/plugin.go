@@ -1,0 +1,539 @@
+package linear
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/job"
+)
+
+// noShareLimit is Slurm's NO_SHARE_LIMIT: job counts are not checked.
+const noShareLimit = 0xfffe
+
+// unlimitedRun is how long a job without a time limit is assumed to run.
+const unlimitedRun = int64(365 * 24 * 3600)
+
+// Config holds the plugin's slurm.conf-level settings.
+type Config struct {
+	// TrackMemory is CR_Memory: memory is a consumable resource, and a job
+	// that asks for none gets the whole node's memory.
+	TrackMemory bool
+	// Preempt enables preemption of running jobs marked preemptable with a
+	// lower priority than the pending job.
+	Preempt bool
+	// PreemptMode is how victims give their resources back.
+	PreemptMode job.PreemptMode
+}
+
+// Plugin is select/linear over one cluster. It is not safe for concurrent
+// use.
+type Plugin struct {
+	cl  *job.Cluster
+	cfg Config
+	st  *state
+
+	usable bits.Set
+	live   bits.Set
+	// tierW and tierSet are the distinct node weights, lightest first, and
+	// the nodes of each.
+	tierW   []uint32
+	tierSet []bits.Set
+	// uniformCPUs is every live node's CPU count when they all agree, else
+	// 0; minCPUs and minMem are the smallest over live nodes.
+	uniformCPUs, minCPUs int
+	minMem               uint64
+	// scratch, reused between calls
+	sets []consecSet
+	ids  []uint32
+	tmp  bits.Set
+	bufs [5]bits.Set
+}
+
+// Scratch set slots; a call chain never uses one slot for two live sets.
+const (
+	bufAll = iota
+	bufUsable
+	bufAcc
+	bufFilter
+	bufOut
+)
+
+// buf returns scratch slot i, emptied.
+func (p *Plugin) buf(i int) bits.Set {
+	if len(p.bufs[i]) != (p.cl.N+63)/64 {
+		p.bufs[i] = bits.New(p.cl.N)
+	}
+	p.bufs[i].Clear()
+	return p.bufs[i]
+}
+
+var _ job.Plugin = (*Plugin)(nil)
+
+// New returns a plugin with no jobs over cl.
+func New(cl *job.Cluster, cfg Config) *Plugin {
+	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N)}
+	live := bits.FromRoaring(cl.Snap.Live(), cl.N)
+	byW := map[uint32]bits.Set{}
+	p.minCPUs, p.minMem = int(^uint(0)>>1), ^uint64(0)
+	p.uniformCPUs = -1
+	live.Each(func(id uint32) bool {
+		w := cl.Weight[id]
+		if byW[w] == nil {
+			byW[w] = bits.New(cl.N)
+			p.tierW = append(p.tierW, w)
+		}
+		byW[w].Add(id)
+		c := cl.CPUs[id]
+		p.minCPUs = min(p.minCPUs, c)
+		p.minMem = min(p.minMem, cl.MemoryMB[id])
+		if p.uniformCPUs == -1 {
+			p.uniformCPUs = c
+		} else if p.uniformCPUs != c {
+			p.uniformCPUs = 0
+		}
+		return true
+	})
+	p.uniformCPUs = max(p.uniformCPUs, 0)
+	slices.Sort(p.tierW)
+	for _, w := range p.tierW {
+		p.tierSet = append(p.tierSet, byW[w])
+	}
+	p.st.clean.And(live)
+	p.live = live
+	return p
+}
+
+// Cluster is the cluster the plugin selects from.
+func (p *Plugin) Cluster() *job.Cluster { return p.cl }
+
+// job reduced for the best fit
+func (p *Plugin) wantOf(r *job.Request, minN int) *want {
+	w := &want{minCPUs: r.MinCPUs(minN), contiguous: r.Contiguous}
+	if r.NTasksPerNode > 0 {
+		w.cpuCap = r.NTasksPerNode * r.CPUsPerTaskOr1()
+	}
+	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
+		w.required = bits.FromRoaring(r.RequiredSet, p.cl.N)
+	}
+	return w
+}
+
+// jobMem is the memory job r takes on node id (reference §1.3).
+func (p *Plugin) jobMem(r *job.Request, id int) uint64 {
+	switch {
+	case r.MemPerCPU > 0:
+		return r.MemPerCPU * uint64(p.cl.CPUs[id])
+	case r.MemPerNodeSet && r.MemPerNode > 0:
+		return r.MemPerNode
+	case p.cfg.TrackMemory:
+		return p.cl.MemoryMB[id]
+	}
+	return 0
+}
+
+// countBitmap is Slurm's _job_count_bitmap (reference §1.3): out = the nodes
+// of in that can take the job with at most runCnt running and totCnt total
+// jobs already on them. It returns the count kept.
+func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt, totCnt int, mode job.Mode) int {
+	cpt := r.CPUsPerTaskOr1()
+	kept := 0
+	todo := in
+	if !slowScan && p.emptyNodesFit(r, mode) {
+		// Nodes with nothing on them take the job wholesale; only the others
+		// are looked at one by one.
+		out.Copy(in)
+		if mode == job.TestOnly {
+			return out.Count()
+		}
+		out.And(st.clean)
+		kept = out.Count()
+		todo = p.scratch(in)
+		todo.AndNot(st.clean)
+		// Nodes an exclusive job holds fail below anyway.
+		todo.AndNot(st.held)
+	} else {
+		out.Clear()
+	}
+	todo.Each(func(u uint32) bool {
+		id := int(u)
+		cpus := p.cl.CPUs[id]
+		if cpus < cpt || cpus < r.NTasksPerNode {
+			return true
+		}
+		if r.GPUsPerNode > 0 && p.cl.GPUCount(u, r.GPUType) < r.GPUsPerNode {
+			return true
+		}
+		if r.GPUsPerJob > 0 && p.cl.GPUCount(u, r.GPUType) == 0 {
+			return true
+		}
+		if mode != job.TestOnly {
+			if m := p.jobMem(r, id); m > 0 && st.mem[id]+m > p.cl.MemoryMB[id] {
+				return true
+			}
+			if st.excl[id] != 0 {
+				return true
+			}
+			if int(st.run[id]) > runCnt || int(st.tot[id]) > totCnt {
+				return true
+			}
+		}
+		out.Add(u)
+		kept++
+		return true
+	})
+	return kept
+}
+
+// emptyNodesFit reports whether every live node with nothing allocated
+// passes countBitmap's per-node checks for r.
+func (p *Plugin) emptyNodesFit(r *job.Request, mode job.Mode) bool {
+	cpt := r.CPUsPerTaskOr1()
+	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 || cpt > p.minCPUs || r.NTasksPerNode > p.minCPUs {
+		return false
+	}
+	if mode == job.TestOnly {
+		return true
+	}
+	switch {
+	case r.MemPerCPU > 0:
+		return false
+	case r.MemPerNodeSet && r.MemPerNode > 0:
+		return r.MemPerNode <= p.minMem
+	}
+	return true
+}
+
+// scratch returns a reusable copy of s.
+func (p *Plugin) scratch(s bits.Set) bits.Set {
+	if len(p.tmp) != len(s) {
+		p.tmp = bits.New(p.cl.N)
+	}
+	p.tmp.Copy(s)
+	return p.tmp
+}
+
+// maxShare is how many jobs may share a node with r (reference §1.2): the
+// partition's OverSubscribe count when the job shares (it asked to, or the
+// partition forces it), else 1.
+func (p *Plugin) maxShare(r *job.Request) int {
+	part := p.cl.Partitions[r.Partition]
+	if r.Exclusive || (part != nil && part.Exclusive) {
+		return 1
+	}
+	if r.OverSubscribe || (part != nil && part.Force) {
+		return p.cl.MaxShare(r.Partition)
+	}
+	return 1
+}
+
+// Select implements job.Plugin.
+func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now int64) (*job.Allocation, error) {
+	all := p.buf(bufAll)
+	if cand != nil && !cand.IsEmpty() {
+		if int(cand.Maximum()) < p.cl.N {
+			cand.WriteDenseTo(all)
+		} else {
+			all.Copy(bits.FromRoaring(cand, p.cl.N))
+		}
+	}
+	if r.ExcludedSet != nil {
+		all.AndNot(bits.FromRoaring(r.ExcludedSet, p.cl.N))
+	}
+	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bits.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
+		return nil, &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
+	}
+	switch mode {
+	case job.TestOnly:
+		return p.testOnly(r, all)
+	case job.WillRun:
+		usable := p.buf(bufUsable)
+		usable.Copy(all)
+		usable.And(p.usable)
+		a, err := p.willRun(r, usable, now)
+		if err != nil {
+			if _, terr := p.testOnly(r, all); terr != nil {
+				return nil, terr
+			}
+		}
+		return a, err
+	}
+	usable := p.buf(bufUsable)
+	usable.Copy(all)
+	usable.And(p.usable)
+	a, err := p.runNowTiers(r, usable, now)
+	if err == nil {
+		return a, nil
+	}
+	if _, terr := p.testOnly(r, all); terr != nil {
+		return nil, terr
+	}
+	return nil, err
+}
+
+// testOnly is _test_only (reference §1.5): capacity only, memory ignored.
+func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error) {
+	minN, maxN, reqN := r.NodeCounts(cand.Count())
+	f := p.buf(bufFilter)
+	if p.countBitmap(p.st, r, cand, f, noShareLimit, noShareLimit, job.TestOnly) < minN {
+		return nil, &job.Unsatisfied{Never: true, Reason: fmt.Sprintf("fewer than %d nodes could ever take the job", minN)}
+	}
+	out := p.buf(bufOut)
+	total, ok := p.jobTest(p.wantOf(r, minN), f, out, minN, maxN, reqN)
+	if !ok {
+		return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes is large enough"}
+	}
+	return p.allocation(r, out, total, 0, nil), nil
+}
+
+// runNowTiers is node_scheduler's weight loop for linear (reference §1.7):
+// add node weight tiers lightest first and try a run-now test whenever the
+// accumulated nodes could hold the job; preemption only on the last tier.
+func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.Allocation, error) {
+	weights := p.tiers(usable)
+	minN, _, reqN := r.NodeCounts(usable.Count())
+	acc := p.buf(bufAcc)
+	if r.RequiredSet != nil {
+		acc.Or(bits.FromRoaring(r.RequiredSet, p.cl.N))
+		acc.And(usable)
+	}
+	var victims []*record
+	if p.cfg.Preempt {
+		victims = p.preemptCandidates(r)
+	}
+	for i, tier := range weights {
+		t := p.scratch(tier)
+		t.And(usable)
+		acc.Or(t)
+		last := i == len(weights)-1
+		n := acc.Count()
+		if n < minN || (n < reqN && !last) {
+			continue
+		}
+		var pv []*record
+		if last {
+			pv = victims
+		}
+		if a, ok := p.runNow(r, acc, now, pv); ok {
+			return a, nil
+		}
+	}
+	return nil, &job.Unsatisfied{Reason: "not enough free nodes now"}
+}
+
+// tiers returns the weight tiers holding nodes of s, lightest first.
+func (p *Plugin) tiers(s bits.Set) []bits.Set {
+	var out []bits.Set
+	for _, t := range p.tierSet {
+		if t.Intersects(s) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// preemptCandidates are the running jobs r may preempt, lowest priority
+// first (ties: lower id).
+func (p *Plugin) preemptCandidates(r *job.Request) []*record {
+	var out []*record
+	for _, j := range p.st.sortedJobs() {
+		if j.preemptable && j.priority < r.Priority && j.id != r.ID {
+			out = append(out, j)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *record) int { return cmpU32(a.priority, b.priority) })
+	return out
+}
+
+// runNow is _run_now (reference §1.5).
+func (p *Plugin) runNow(r *job.Request, cand bits.Set, now int64, victims []*record) (*job.Allocation, bool) {
+	maxShare := p.maxShare(r)
+	minN, maxN, reqN := r.NodeCounts(cand.Count())
+	w := p.wantOf(r, minN)
+	f := p.buf(bufFilter)
+	out := p.buf(bufOut)
+	prev := -1
+	for maxRun := 0; maxRun < maxShare; maxRun++ {
+		lastIter := maxRun == maxShare-1
+		for sus := 0; sus < 5; sus += 4 {
+			if lastIter {
+				sus = noShareLimit
+			}
+			j := p.countBitmap(p.st, r, cand, f, maxRun, maxRun+sus, job.RunNow)
+			if j == prev || j < minN {
+				continue
+			}
+			prev = j
+			if maxRun > 0 {
+				if mate := p.findJobMate(r, w, f, reqN); mate != nil {
+					out.Clear()
+					for _, id := range mate.nodes {
+						out.Add(id)
+					}
+					return p.allocation(r, out, mate.totalCPUs, now, nil), true
+				}
+			}
+			if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
+				return p.allocation(r, out, total, now, nil), true
+			}
+		}
+	}
+	if len(victims) == 0 {
+		return nil, false
+	}
+	order := slices.Clone(victims)
+	for pass := 0; pass < 2; pass++ {
+		exp := p.st.dup()
+		found := -1
+		var total int
+		for k, v := range order {
+			exp.remove(v, p.cfg.PreemptMode != job.Suspend)
+			if p.countBitmap(exp, r, cand, f, maxShare-1, noShareLimit, job.RunNow) < minN {
+				continue
+			}
+			if t, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
+				found, total = k, t
+				break
+			}
+		}
+		if found < 0 {
+			return nil, false
+		}
+		if pass == 1 || found == 0 {
+			var pre []uint32
+			os := out
+			for _, v := range victims {
+				for _, id := range v.nodes {
+					if os.Has(id) {
+						pre = append(pre, v.id)
+						break
+					}
+				}
+			}
+			return p.allocation(r, out, total, now, pre), true
+		}
+		// Redo once with the job that enabled success first: it tends to
+		// need fewer victims.
+		order = append([]*record{order[found]}, append(slices.Clone(order[:found]), order[found+1:]...)...)
+	}
+	return nil, false
+}
+
+// findJobMate is _find_job_mate: a running job of the same size and shape
+// whose nodes r can share exactly.
+func (p *Plugin) findJobMate(r *job.Request, w *want, cand bits.Set, reqN int) *record {
+	for _, j := range p.st.sortedJobs() {
+		if j.suspended || len(j.nodes) != reqN || j.totalCPUs < w.minCPUs || j.contiguous != r.Contiguous {
+			continue
+		}
+		ok := true
+		for _, id := range j.nodes {
+			if !cand.Has(id) {
+				ok = false
+				break
+			}
+		}
+		if ok && w.required != nil {
+			w.required.Each(func(id uint32) bool {
+				if _, found := slices.BinarySearch(j.nodes, id); !found {
+					ok = false
+				}
+				return ok
+			})
+		}
+		if ok {
+			return j
+		}
+	}
+	return nil
+}
+
+// willRun is _will_run_test (reference §1.5).
+func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+	maxRun := max(p.maxShare(r)-1, 1)
+	minN, maxN, reqN := r.NodeCounts(cand.Count())
+	w := p.wantOf(r, minN)
+	f := p.buf(bufFilter)
+	out := p.buf(bufOut)
+	if p.countBitmap(p.st, r, cand, f, maxRun, noShareLimit, job.RunNow) >= minN {
+		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
+			return p.allocation(r, out, total, now, nil), nil
+		}
+	}
+	exp := p.st.dup()
+	var pre []*record
+	if p.cfg.Preempt {
+		pre = p.preemptCandidates(r)
+		for _, v := range pre {
+			exp.remove(v, p.cfg.PreemptMode != job.Suspend)
+		}
+		if len(pre) > 0 && p.countBitmap(exp, r, cand, f, maxRun, noShareLimit, job.RunNow) >= minN {
+			if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
+				var ids []uint32
+				for _, v := range pre {
+					for _, id := range v.nodes {
+						if out.Has(id) {
+							ids = append(ids, v.id)
+							break
+						}
+					}
+				}
+				return p.allocation(r, out, total, now, ids), nil
+			}
+		}
+	}
+	var running []*record
+	for _, j := range exp.sortedJobs() {
+		if !slices.Contains(pre, j) {
+			running = append(running, j)
+		}
+	}
+	slices.SortStableFunc(running, func(a, b *record) int {
+		switch {
+		case a.end < b.end:
+			return -1
+		case a.end > b.end:
+			return 1
+		}
+		return 0
+	})
+	for _, j := range running {
+		exp.remove(j, true)
+		if p.countBitmap(exp, r, cand, f, maxRun, noShareLimit, job.RunNow) < minN {
+			continue
+		}
+		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
+			start := j.end
+			if start <= now {
+				start = now + 1
+			}
+			return p.allocation(r, out, total, start, nil), nil
+		}
+	}
+	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
+}
+
+// allocation builds the answer for the nodes in out.
+func (p *Plugin) allocation(r *job.Request, out bits.Set, total int, start int64, pre []uint32) *job.Allocation {
+	a := &job.Allocation{Nodes: out.Roaring(), TotalCPUs: total, Start: start, Preempted: pre}
+	out.Each(func(id uint32) bool {
+		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: p.jobMem(r, int(id)), GPUs: p.cl.GPUCount(id, r.GPUType)})
+		return true
+	})
+	return a
+}
+
+// endOf is when a job started at start with limit ends.
+func endOf(start int64, limit time.Duration) int64 {
+	if limit <= 0 {
+		return start + unlimitedRun
+	}
+	s := int64(limit / time.Second)
+	if start > math.MaxInt64-s {
+		return math.MaxInt64
+	}
+	return start + s
+}

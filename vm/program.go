@@ -1,0 +1,298 @@
+package vm
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nodesift/sift/index"
+)
+
+// Opcode is the operation of one instruction.
+type Opcode uint8
+
+// The opcodes. Leaf opcodes push one set of nodes; And and Or pop the top
+// set and combine it into the new top; Not complements the top within the
+// live nodes; the jumps leave the stack as it is.
+const (
+	// OpFalse pushes the empty set.
+	OpFalse Opcode = iota
+	// OpTrue pushes every live node.
+	OpTrue
+	// OpExtra pushes the nodes satisfying the Slurm extra leaf Extras[A].
+	OpExtra
+	// OpProperty pushes the nodes having property (or hostname) Props[A].
+	OpProperty
+	// OpRanks pushes the nodes whose rank is in RankSets[A].
+	OpRanks
+	// OpHosts pushes the nodes whose hostname matches HostSets[A].
+	OpHosts
+	// OpAnd pops the top set and intersects the new top with it.
+	OpAnd
+	// OpOr pops the top set and unites the new top with it.
+	OpOr
+	// OpNot replaces the top set with the live nodes not in it.
+	OpNot
+	// OpAndNot pops the top set and removes its members from the new top
+	// (a fused And of Not: one pass instead of two).
+	OpAndNot
+	// OpJumpIfEmpty continues at instruction A when the top set is empty.
+	OpJumpIfEmpty
+	// OpJumpIfFull continues at instruction A when the top set holds every
+	// live node.
+	OpJumpIfFull
+	opCount
+)
+
+var opNames = [...]string{
+	OpFalse:       "false",
+	OpTrue:        "true",
+	OpExtra:       "extra",
+	OpProperty:    "property",
+	OpRanks:       "ranks",
+	OpHosts:       "hosts",
+	OpAnd:         "and",
+	OpOr:          "or",
+	OpNot:         "not",
+	OpAndNot:      "and_not",
+	OpJumpIfEmpty: "jump_if_empty",
+	OpJumpIfFull:  "jump_if_full",
+}
+
+// String returns the opcode's mnemonic.
+func (op Opcode) String() string {
+	if op < opCount {
+		return opNames[op]
+	}
+	return "op(" + strconv.Itoa(int(op)) + ")"
+}
+
+// Instr is one instruction: an opcode and its argument (a constant pool
+// index for leaves, an instruction index for jumps).
+type Instr struct {
+	Op Opcode
+	A  uint32
+}
+
+// ExtraLeaf is a Slurm extra-constraint leaf: the node's value under Key
+// compared with Operand, which is already converted for every node type.
+type ExtraLeaf struct {
+	Key     string
+	Op      index.Op
+	Operand index.Operand
+}
+
+// HostSet is a hostlist leaf: the expression as written, for display, and
+// the queries that decide membership without expanding it.
+type HostSet struct {
+	Text    string
+	Queries []index.HostQuery
+}
+
+// Program is a compiled constraint: bytecode and its constant pool. It is
+// immutable once built and safe for concurrent use by many Machines.
+type Program struct {
+	code     []Instr
+	extras   []ExtraLeaf
+	props    []string
+	rankSets [][]index.RankRange
+	hostSets []HostSet
+	depth    int
+}
+
+// Len is the number of instructions.
+func (p *Program) Len() int { return len(p.code) }
+
+// Code returns the instructions. The caller must not modify them.
+func (p *Program) Code() []Instr { return p.code }
+
+// ErrInvalidProgram is returned by Builder.Program for instruction sequences
+// that would not leave exactly one set on the stack.
+var ErrInvalidProgram = errors.New("vm: invalid program")
+
+// Label is a forward jump waiting for its target.
+type Label struct {
+	pc    int
+	depth int
+}
+
+// Builder emits a well-formed Program: every instruction finds the operands
+// it needs on the stack, every jump lands where the stack has the same depth,
+// and the program leaves exactly one set. The zero Builder is ready to use.
+type Builder struct {
+	p     Program
+	depth int
+	open  int
+	err   error
+}
+
+func (b *Builder) fail(format string, args ...any) {
+	if b.err == nil {
+		b.err = fmt.Errorf("%w: at instruction %d: %s", ErrInvalidProgram, len(b.p.code), fmt.Sprintf(format, args...))
+	}
+}
+
+func (b *Builder) emit(op Opcode, a uint32, pops, pushes int) {
+	if b.depth < pops {
+		b.fail("%s needs %d operands, the stack has %d", op, pops, b.depth)
+		return
+	}
+	b.depth += pushes - pops
+	if b.depth > b.p.depth {
+		b.p.depth = b.depth
+	}
+	b.p.code = append(b.p.code, Instr{Op: op, A: a})
+}
+
+// Grow reserves room for instrs more instructions and extras more Slurm
+// extra leaves, so that emitting them does not reallocate.
+func (b *Builder) Grow(instrs, extras int) {
+	b.p.code = slices.Grow(b.p.code, instrs)
+	b.p.extras = slices.Grow(b.p.extras, extras)
+}
+
+// Const pushes the empty set (false) or every live node (true).
+func (b *Builder) Const(v bool) {
+	if v {
+		b.emit(OpTrue, 0, 0, 1)
+	} else {
+		b.emit(OpFalse, 0, 0, 1)
+	}
+}
+
+// Extra pushes the nodes satisfying `value(key) op operand`.
+func (b *Builder) Extra(key string, op index.Op, operand index.Operand) {
+	b.p.extras = append(b.p.extras, ExtraLeaf{Key: key, Op: op, Operand: operand})
+	b.emit(OpExtra, uint32(len(b.p.extras)-1), 0, 1)
+}
+
+// Property pushes the nodes that have property name or are named name.
+func (b *Builder) Property(name string) {
+	b.p.props = append(b.p.props, name)
+	b.emit(OpProperty, uint32(len(b.p.props)-1), 0, 1)
+}
+
+// Ranks pushes the nodes whose rank is in any of the ranges.
+func (b *Builder) Ranks(ranges []index.RankRange) {
+	b.p.rankSets = append(b.p.rankSets, ranges)
+	b.emit(OpRanks, uint32(len(b.p.rankSets)-1), 0, 1)
+}
+
+// Hosts pushes the nodes whose hostname satisfies any of the queries; text
+// is the hostlist as written, shown by Disassemble.
+func (b *Builder) Hosts(text string, queries []index.HostQuery) {
+	b.p.hostSets = append(b.p.hostSets, HostSet{Text: text, Queries: queries})
+	b.emit(OpHosts, uint32(len(b.p.hostSets)-1), 0, 1)
+}
+
+// And intersects the two top sets.
+func (b *Builder) And() { b.emit(OpAnd, 0, 2, 1) }
+
+// Or unites the two top sets.
+func (b *Builder) Or() { b.emit(OpOr, 0, 2, 1) }
+
+// Not complements the top set within the live nodes.
+func (b *Builder) Not() { b.emit(OpNot, 0, 1, 1) }
+
+// AndNot removes the top set's members from the set below it.
+func (b *Builder) AndNot() { b.emit(OpAndNot, 0, 2, 1) }
+
+// JumpIfEmpty emits a jump taken when the top set is empty; Bind sets its
+// target.
+func (b *Builder) JumpIfEmpty() Label { return b.jump(OpJumpIfEmpty) }
+
+// JumpIfFull emits a jump taken when the top set holds every live node;
+// Bind sets its target.
+func (b *Builder) JumpIfFull() Label { return b.jump(OpJumpIfFull) }
+
+func (b *Builder) jump(op Opcode) Label {
+	l := Label{pc: len(b.p.code), depth: b.depth}
+	b.emit(op, 0, 1, 1)
+	b.open++
+	return l
+}
+
+// Bind makes the jump l continue at the next instruction emitted.
+func (b *Builder) Bind(l Label) {
+	if l.pc >= len(b.p.code) || b.p.code[l.pc].A != 0 ||
+		(b.p.code[l.pc].Op != OpJumpIfEmpty && b.p.code[l.pc].Op != OpJumpIfFull) {
+		b.fail("bind of a label that is not an open jump")
+		return
+	}
+	if l.depth != b.depth {
+		b.fail("jump from stack depth %d lands at depth %d", l.depth, b.depth)
+		return
+	}
+	b.p.code[l.pc].A = uint32(len(b.p.code))
+	b.open--
+}
+
+// Program returns the program built so far. The Builder must not be used
+// afterwards.
+func (b *Builder) Program() (*Program, error) {
+	switch {
+	case b.err != nil:
+		return nil, b.err
+	case b.open != 0:
+		return nil, fmt.Errorf("%w: %d jumps never bound", ErrInvalidProgram, b.open)
+	case b.depth != 1:
+		return nil, fmt.Errorf("%w: ends with %d sets on the stack, want 1", ErrInvalidProgram, b.depth)
+	}
+	p := b.p
+	return &p, nil
+}
+
+// Disassemble returns the program one instruction a line: its index, the
+// mnemonic and the argument it refers to.
+func (p *Program) Disassemble() string {
+	var sb strings.Builder
+	for pc := range p.code {
+		fmt.Fprintf(&sb, "%04d %s\n", pc, p.instrText(pc))
+	}
+	return sb.String()
+}
+
+// instrText renders one instruction with its operand.
+func (p *Program) instrText(pc int) string {
+	in := p.code[pc]
+	switch in.Op {
+	case OpExtra:
+		l := &p.extras[in.A]
+		num := "none"
+		if l.Operand.NumOK {
+			num = strconv.FormatFloat(l.Operand.Num, 'g', -1, 64)
+		}
+		return fmt.Sprintf("%-13s %q %s %q (num=%s bool=%t)", in.Op, l.Key, opSymbol(l.Op), l.Operand.Raw, num, l.Operand.Bool)
+	case OpProperty:
+		return fmt.Sprintf("%-13s %q", in.Op, p.props[in.A])
+	case OpRanks:
+		var sb strings.Builder
+		for i, r := range p.rankSets[in.A] {
+			if i > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(strconv.FormatUint(uint64(r.Lo), 10))
+			if r.Hi != r.Lo {
+				sb.WriteByte('-')
+				sb.WriteString(strconv.FormatUint(uint64(r.Hi), 10))
+			}
+		}
+		return fmt.Sprintf("%-13s %s", in.Op, sb.String())
+	case OpHosts:
+		return fmt.Sprintf("%-13s %q", in.Op, p.hostSets[in.A].Text)
+	case OpJumpIfEmpty, OpJumpIfFull:
+		return fmt.Sprintf("%-13s %04d", in.Op, in.A)
+	}
+	return in.Op.String()
+}
+
+var opSymbols = [...]string{index.Eq: "=", index.Ne: "!=", index.Lt: "<", index.Le: "<=", index.Gt: ">", index.Ge: ">="}
+
+func opSymbol(op index.Op) string {
+	if int(op) < len(opSymbols) {
+		return opSymbols[op]
+	}
+	return "?"
+}
