@@ -228,17 +228,18 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 }
 
 // patch sets the ids at positions between x and c to their exact
-// membership in ss.
+// membership in ss: clear them all, then set the parts inside a span.
 func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
 	lo, hi := min(x, c), max(x, c)
-	for q := lo; q < hi; q++ {
-		in := false
-		for _, s := range ss {
-			if q >= s.lo && q < s.hi {
-				in = true
-				break
-			}
+	if lo == hi {
+		return
+	}
+	for _, id := range p.ids[lo:hi] {
+		dst[id>>6] &^= 1 << (id & 63)
+	}
+	for _, s := range ss {
+		if a, b := max(lo, s.lo), min(hi, s.hi); a < b {
+			p.setBits(dst, a, b)
 		}
-		setBit(dst, p.ids[q], in)
 	}
 }
