@@ -29,4 +29,3 @@ func sign(x int) int {
 	}
 	return 0
 }
-
