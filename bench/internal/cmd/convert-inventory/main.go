@@ -25,15 +25,16 @@ func main() {
 }
 
 func convertAll(src, out string) error {
-	conf, err := os.ReadFile(filepath.Join(src, "epcc-cirrus-slurm.conf"))
+	confPath := filepath.Join(src, "epcc-cirrus-slurm.conf")
+	conf, err := os.ReadFile(confPath)
 	if err != nil {
 		return err
 	}
-	cirrus, err := convert.SlurmConf(conf)
+	cirrus, err := convert.SlurmConf(confPath, conf)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, "cirrus.json"), convert.WriteNodeFile(cirrus), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, "cirrus.json"), convert.NodeFile(cirrus), 0o644); err != nil {
 		return err
 	}
 	f, err := os.Open(filepath.Join(src, "grid5000-reference-nodes.tar.gz"))
@@ -45,5 +46,5 @@ func convertAll(src, out string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, "grid5000.json"), convert.WriteNodeFile(g5k), 0o644)
+	return os.WriteFile(filepath.Join(out, "grid5000.json"), convert.NodeFile(g5k), 0o644)
 }
