@@ -4,8 +4,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/valyala/fastjson"
 )
 
 // Kind is the JSON type of one extra-data value on a node; in Slurm the
@@ -30,39 +28,26 @@ type Value struct {
 }
 
 // parseExtra reads raw node extra JSON the way slurmctld stores it. ok is
-// false when raw is not valid JSON (the node then has no extra data). A valid
-// document whose top level is not an object yields ok and no keys.
-func parseExtra(p *fastjson.Parser, raw []byte) (kv map[string]Value, ok bool) {
-	v, err := p.ParseBytes(raw)
-	if err != nil {
+// false when raw is not strict JSON or nests too deep (the node then has no
+// extra data). A valid document whose top level is not an object yields ok
+// and no keys.
+func parseExtra(r *extraReader, raw []byte) (kv map[string]Value, ok bool) {
+	members, ok := r.read(raw)
+	if !ok {
 		return nil, false
 	}
-	o, err := v.Object()
-	if err != nil {
-		return nil, true
+	kv = make(map[string]Value, len(members))
+	for _, m := range members {
+		v := Value{Kind: m.kind, Bool: m.t}
+		switch m.kind {
+		case KindNumber:
+			v.Num = jsonNumber(m.num)
+		case KindString:
+			v.Str = string(m.str)
+		}
+		kv[string(m.key)] = v
 	}
-	kv = make(map[string]Value, o.Len())
-	o.Visit(func(key []byte, v *fastjson.Value) {
-		// Slurm stores json-c keys and strings as C strings: a NUL ends them.
-		kv[cString(string(key))] = jsonValue(v)
-	})
 	return kv, true
-}
-
-func jsonValue(v *fastjson.Value) Value {
-	switch v.Type() {
-	case fastjson.TypeNumber:
-		return Value{Kind: KindNumber, Num: jsonNumber(v.MarshalTo(nil))}
-	case fastjson.TypeString:
-		b, _ := v.StringBytes()
-		return Value{Kind: KindString, Str: cString(string(b))}
-	case fastjson.TypeTrue:
-		return Value{Kind: KindBool, Bool: true}
-	case fastjson.TypeFalse:
-		return Value{Kind: KindBool}
-	default:
-		return Value{Kind: KindUnusable}
-	}
 }
 
 // jsonNumber converts a JSON number's text as json-c and Slurm do: integers

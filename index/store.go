@@ -6,8 +6,6 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/valyala/fastjson"
 )
 
 // Fold thresholds: an update whose snapshot has foldAt changed nodes starts a
@@ -29,7 +27,7 @@ var ErrDuplicateNode = errors.New("index: duplicate node")
 type Store struct {
 	mu     sync.Mutex // one writer at a time
 	cur    atomic.Pointer[Snapshot]
-	parser fastjson.Parser // guarded by mu
+	parser extraReader // guarded by mu
 	// folding is closed when the running background fold has published;
 	// nil when none runs. Guarded by mu.
 	folding chan struct{}
