@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -238,6 +239,14 @@ func radixSort(es []numEnt) []numEnt {
 	return es
 }
 
+// maxInterned bounds the distinct numbers a column builder interns.
+const maxInterned = 4096
+
+type hotNum struct {
+	k uint64
+	v uint32 // value index + 1; 0 when empty
+}
+
 type hotStr struct {
 	s string
 	v uint32 // value index + 1; 0 when empty
@@ -250,6 +259,16 @@ type ref struct{ id, v uint32 }
 // colBuilder gathers one key's values node by node (ids ascending), interning
 // each distinct value once so that finishing sorts distinct values only.
 type colBuilder struct {
+	// Numbers are interned like strings (numRef into numKeys) while the
+	// column has at most maxInterned distinct ones: refs are half the size
+	// of numEnts and finishing sorts distinct values only. Past that, and in
+	// folds, they spill to nums.
+	numKeys []uint64
+	numRef  []ref
+	numHot  [64]hotNum
+	numIdx  map[uint64]uint32
+	spilled bool
+
 	nums []numEnt
 	// unsorted is set once nums are not in key order; late are numbers
 	// merged into a sorted nums at the end.
@@ -303,8 +322,10 @@ func (b *colBuilder) begin(id uint32) {
 	case KindNumber:
 		if n := len(b.nan); n > 0 && b.nan[n-1] == id {
 			b.nan = b.nan[:n-1]
-		} else {
+		} else if b.spilled {
 			b.nums = b.nums[:len(b.nums)-1]
+		} else {
+			b.numRef = b.numRef[:len(b.numRef)-1]
 		}
 	case KindString:
 		b.strRef = b.strRef[:len(b.strRef)-1]
@@ -323,6 +344,30 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 		return
 	}
 	k := floatKey(f)
+	if !b.spilled {
+		h := &b.numHot[(k*0x9E3779B97F4A7C15)>>58]
+		if h.v != 0 && h.k == k {
+			b.numRef = grow(b.numRef, id, b.bound)
+			b.numRef = append(b.numRef, ref{id, h.v - 1})
+			return
+		}
+		v, ok := b.numIdx[k]
+		if !ok && len(b.numKeys) < maxInterned {
+			if b.numIdx == nil {
+				b.numIdx = map[uint64]uint32{}
+			}
+			v, ok = uint32(len(b.numKeys)), true
+			b.numIdx[k] = v
+			b.numKeys = append(b.numKeys, k)
+		}
+		if ok {
+			h.k, h.v = k, v+1
+			b.numRef = grow(b.numRef, id, b.bound)
+			b.numRef = append(b.numRef, ref{id, v})
+			return
+		}
+		b.spill()
+	}
 	if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
 		b.unsorted = true
 	}
@@ -330,10 +375,28 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 	b.nums = append(b.nums, numEnt{k, id})
 }
 
+// spill moves the interned numbers to nums, for good.
+func (b *colBuilder) spill() {
+	if b.spilled {
+		return
+	}
+	b.spilled = true
+	b.nums = slices.Grow(b.nums, len(b.numRef))
+	for _, r := range b.numRef {
+		k := b.numKeys[r.v]
+		if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
+			b.unsorted = true
+		}
+		b.nums = append(b.nums, numEnt{k, r.id})
+	}
+	b.numKeys, b.numRef, b.numIdx = nil, nil, nil
+}
+
 // addLateNum adds a number that belongs after the sorted run of nums was
 // fed in value order (a fold feeds a column's numbers that way, then the
 // few changed nodes' ones).
 func (b *colBuilder) addLateNum(id uint32, f float64) {
+	b.spill()
 	if f != f {
 		b.nan = append(b.nan, id)
 		return
@@ -406,7 +469,12 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	}
 	c.nan = b.nan
 
-	ids, start := c.placeNums(b.numbers())
+	var ids, start []uint32
+	if b.spilled {
+		ids, start = c.placeNums(b.numbers())
+	} else {
+		ids, start = c.placeInterned(b.numKeys, b.numRef)
+	}
 	c.numStart, c.num = start, newPostings(ids, start, words)
 
 	order := sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
@@ -501,6 +569,19 @@ func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 	return ids, append(start, uint32(len(es)))
 }
 
+// placeInterned records the distinct numbers keys and lays refs out in
+// their order.
+func (c *column) placeInterned(keys []uint64, refs []ref) (ids, start []uint32) {
+	order := sortedOrder(len(keys), func(x, y uint32) int { return cmp.Compare(keys[x], keys[y]) })
+	rank := make([]uint32, len(keys))
+	c.nums = make([]float64, len(keys))
+	for r, i := range order {
+		rank[i] = uint32(r)
+		c.nums[r] = keyFloat(keys[i])
+	}
+	return placeRanked(refs, rank, len(keys), KindNumber, c)
+}
+
 // sortedOrder returns the values' indices sorted by cmp.
 func sortedOrder(n int, cmp func(x, y uint32) int) []uint32 {
 	idx := make([]uint32, n)
@@ -551,6 +632,7 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) 
 // feed adds this column's values, except those of skipped ids, to cb in
 // value order, so that cb needs no sorting.
 func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
+	cb.spill()
 	cb.nums = slices.Grow(cb.nums, len(c.num.ids))
 	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
 	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
