@@ -87,6 +87,7 @@ func (st *Store) AddNode(n Node) (*Snapshot, error) {
 	}
 	names[n.Name] = id
 	ns.names = names
+	ns.live = s.live.Clone()
 	ns.live.Add(id)
 	return st.publish(ns), nil
 }
@@ -107,6 +108,7 @@ func (st *Store) update(name string, change func(*Node) (*Node, error)) (*Snapsh
 	}
 	ns := st.next(s, st.entry(id, n))
 	if n == nil {
+		ns.live = s.live.Clone()
 		ns.live.Remove(id)
 		if _, added := s.names[name]; added {
 			names := make(map[string]uint32, len(s.names))
@@ -144,9 +146,10 @@ func (st *Store) room() *Snapshot {
 	}
 }
 
-// next returns a copy of s, one generation later, with e in the overlay.
+// next returns a copy of s, one generation later, with e in the overlay. It
+// shares s's live bitmap: a caller that changes it must clone it first.
 func (st *Store) next(s *Snapshot, e *ovEntry) *Snapshot {
-	return &Snapshot{gen: s.gen + 1, b: s.b, ov: s.ov.with(e), names: s.names, bound: s.bound, live: s.live.Clone()}
+	return &Snapshot{gen: s.gen + 1, b: s.b, ov: s.ov.with(e), names: s.names, bound: s.bound, live: s.live}
 }
 
 // publish makes ns current and starts a fold when its overlay has grown.
