@@ -344,35 +344,42 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 		return
 	}
 	k := floatKey(f)
-	if !b.spilled {
-		h := &b.numHot[(k*0x9E3779B97F4A7C15)>>58]
-		if h.v != 0 && h.k == k {
-			b.numRef = grow(b.numRef, id, b.bound)
-			b.numRef = append(b.numRef, ref{id, h.v - 1})
-			return
-		}
-		v, ok := b.numIdx[k]
-		if !ok && len(b.numKeys) < maxInterned {
-			if b.numIdx == nil {
-				b.numIdx = map[uint64]uint32{}
-			}
-			v, ok = uint32(len(b.numKeys)), true
-			b.numIdx[k] = v
-			b.numKeys = append(b.numKeys, k)
-		}
-		if ok {
-			h.k, h.v = k, v+1
-			b.numRef = grow(b.numRef, id, b.bound)
-			b.numRef = append(b.numRef, ref{id, v})
-			return
-		}
-		b.spill()
+	if b.intern(id, k) {
+		return
 	}
 	if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
 		b.unsorted = true
 	}
 	b.nums = grow(b.nums, id, b.bound)
 	b.nums = append(b.nums, numEnt{k, id})
+}
+
+// intern records number key k of id as a ref, unless the builder has
+// spilled or spills now.
+func (b *colBuilder) intern(id uint32, k uint64) bool {
+	if b.spilled {
+		return false
+	}
+	h := &b.numHot[(k*0x9E3779B97F4A7C15)>>58]
+	if h.v == 0 || h.k != k {
+		v, ok := b.numIdx[k]
+		if !ok {
+			if len(b.numKeys) >= maxInterned {
+				b.spill()
+				return false
+			}
+			if b.numIdx == nil {
+				b.numIdx = map[uint64]uint32{}
+			}
+			v = uint32(len(b.numKeys))
+			b.numIdx[k] = v
+			b.numKeys = append(b.numKeys, k)
+		}
+		h.k, h.v = k, v+1
+	}
+	b.numRef = grow(b.numRef, id, b.bound)
+	b.numRef = append(b.numRef, ref{id, h.v - 1})
+	return true
 }
 
 // spill moves the interned numbers to nums, for good.
@@ -396,12 +403,13 @@ func (b *colBuilder) spill() {
 // fed in value order (a fold feeds a column's numbers that way, then the
 // few changed nodes' ones).
 func (b *colBuilder) addLateNum(id uint32, f float64) {
-	b.spill()
 	if f != f {
 		b.nan = append(b.nan, id)
 		return
 	}
-	b.late = append(b.late, numEnt{floatKey(f), id})
+	if k := floatKey(f); !b.intern(id, k) {
+		b.late = append(b.late, numEnt{k, id})
+	}
 }
 
 func (b *colBuilder) addStr(id uint32, s []byte) {
@@ -629,23 +637,41 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) 
 	return ids, start
 }
 
-// feed adds this column's values, except those of skipped ids, to cb in
-// value order, so that cb needs no sorting.
-func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
-	cb.spill()
-	cb.nums = slices.Grow(cb.nums, len(c.num.ids))
-	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
-	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
-	for d, v := range c.nums {
-		k := floatKey(v)
-		for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
-			if !skip(id) {
-				cb.nums = append(cb.nums, numEnt{k, id})
+// feed adds this column's values, except those of the ids set in skip, to
+// cb in value order, so that cb needs no sorting.
+func (c *column) feed(cb *colBuilder, skip []uint64) {
+	skipped := func(id uint32) bool { return skip[id>>6]&(1<<(id&63)) != 0 }
+	if len(c.nums) <= maxInterned {
+		cb.numKeys = make([]uint64, len(c.nums), len(c.nums)+1)
+		cb.numIdx = make(map[uint64]uint32, len(c.nums))
+		for d, v := range c.nums {
+			cb.numKeys[d] = floatKey(v)
+			cb.numIdx[cb.numKeys[d]] = uint32(d)
+		}
+		cb.numRef = slices.Grow(cb.numRef, len(c.num.ids))
+		for d := range c.nums {
+			for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
+				if !skipped(id) {
+					cb.numRef = append(cb.numRef, ref{id, uint32(d)})
+				}
+			}
+		}
+	} else {
+		cb.spill()
+		cb.nums = slices.Grow(cb.nums, len(c.num.ids))
+		for d, v := range c.nums {
+			k := floatKey(v)
+			for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
+				if !skipped(id) {
+					cb.nums = append(cb.nums, numEnt{k, id})
+				}
 			}
 		}
 	}
+	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
+	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
 	for _, id := range c.nan {
-		if !skip(id) {
+		if !skipped(id) {
 			cb.nan = append(cb.nan, id)
 		}
 	}
@@ -654,7 +680,7 @@ func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
 		cb.strIdx[v] = r
 		cb.strVal = append(cb.strVal, v)
 		for _, id := range c.str.ids[c.strStart[d]:c.strStart[d+1]] {
-			if !skip(id) {
+			if !skipped(id) {
 				cb.strRef = append(cb.strRef, ref{id, r})
 			}
 		}
@@ -665,13 +691,13 @@ func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
 			r = 1
 		}
 		for _, id := range c.boolP.ids[c.boolStart[d]:c.boolStart[d+1]] {
-			if !skip(id) {
+			if !skipped(id) {
 				cb.boolRef = append(cb.boolRef, ref{id, r})
 			}
 		}
 	}
 	for _, id := range c.unusable {
-		if !skip(id) {
+		if !skipped(id) {
 			cb.unusable = append(cb.unusable, id)
 		}
 	}

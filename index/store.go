@@ -247,11 +247,10 @@ func fold(s *Snapshot) *base {
 			nb.cols[k] = c
 		}
 	}
-	isChanged := func(id uint32) bool { return changed[id>>6]&(1<<(id&63)) != 0 }
 	for key := range touched {
 		cb := newColBuilder(s.bound)
 		if c := b.cols[key]; c != nil {
-			c.feed(cb, isChanged)
+			c.feed(cb, changed)
 		}
 		for _, e := range changes {
 			if v, ok := e.kv[key]; ok && e.n != nil {
