@@ -27,16 +27,37 @@ type Value struct {
 	Bool bool
 }
 
+// extraKV is one node's parsed extra data, each key once. A slice beats a
+// map here: documents have a handful of keys, and overlay leaves look one
+// key up in many of them.
+type extraKV []keyValue
+
+type keyValue struct {
+	key string
+	v   Value
+}
+
+// get returns the value under key (the zero Value, KindMissing, if absent).
+func (kv extraKV) get(key string) (Value, bool) {
+	for i := range kv {
+		if kv[i].key == key {
+			return kv[i].v, true
+		}
+	}
+	return Value{}, false
+}
+
 // parseExtra reads raw node extra JSON the way slurmctld stores it. ok is
 // false when raw is not strict JSON or nests too deep (the node then has no
 // extra data). A valid document whose top level is not an object yields ok
-// and no keys.
-func parseExtra(r *extraReader, raw []byte) (kv map[string]Value, ok bool) {
+// and no keys. A repeated key keeps its last value.
+func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
 	members, ok := r.read(raw)
 	if !ok {
 		return nil, false
 	}
-	kv = make(map[string]Value, len(members))
+	kv = make(extraKV, 0, len(members))
+members:
 	for _, m := range members {
 		v := Value{Kind: m.kind, Bool: m.t}
 		switch m.kind {
@@ -45,7 +66,13 @@ func parseExtra(r *extraReader, raw []byte) (kv map[string]Value, ok bool) {
 		case KindString:
 			v.Str = string(m.str)
 		}
-		kv[string(m.key)] = v
+		for i := range kv {
+			if kv[i].key == string(m.key) {
+				kv[i].v = v
+				continue members
+			}
+		}
+		kv = append(kv, keyValue{string(m.key), v})
 	}
 	return kv, true
 }

@@ -62,7 +62,14 @@ func checkParity(t *testing.T, docs [][]byte) {
 	var r extraReader
 	for i, d := range docs {
 		want, wantOK := oracleExtra(d)
-		got, gotOK := parseExtra(&r, d)
+		kv, gotOK := parseExtra(&r, d)
+		got := map[string]Value{}
+		for _, m := range kv {
+			if _, dup := got[m.key]; dup {
+				t.Fatalf("%q: key %q twice", d, m.key)
+			}
+			got[m.key] = m.v
+		}
 		if gotOK != wantOK || s.HasExtra(uint32(i)) != wantOK {
 			t.Fatalf("%q: accepted %v (snapshot %v), ast.ParseExtra %v", d, gotOK, s.HasExtra(uint32(i)), wantOK)
 		}

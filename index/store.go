@@ -12,7 +12,7 @@ import (
 // background fold of them into fresh columns; a writer that finds hardCap
 // changed nodes while a fold runs waits for it, so leaf cost stays bounded.
 const (
-	foldAt  = 64
+	foldAt  = 128
 	hardCap = 4096
 )
 
@@ -211,8 +211,8 @@ func fold(s *Snapshot) *base {
 			structural = true
 		}
 		if e.n != nil {
-			for k := range e.kv {
-				touched[k] = true
+			for _, m := range e.kv {
+				touched[m.key] = true
 			}
 		}
 		for k, c := range b.cols {
@@ -253,7 +253,7 @@ func fold(s *Snapshot) *base {
 			c.feed(cb, changed)
 		}
 		for _, e := range changes {
-			if v, ok := e.kv[key]; ok && e.n != nil {
+			if v, ok := e.kv.get(key); ok && e.n != nil {
 				if v.Kind == KindNumber {
 					cb.addLateNum(e.id, v.Num)
 				} else {
