@@ -248,12 +248,12 @@ func (bb *baseBuilder) addExtra(r *extraReader, id uint32, raw []byte) bool {
 		return false
 	}
 	for i, m := range members {
-		c := bb.colAt(i, m.key)
+		c := bb.colAt(i, r.bytes(m.key))
 		switch m.kind {
 		case KindNumber:
-			c.addNum(id, fastNumber(m.num))
+			c.addNum(id, fastNumber(r.bytes(m.val)))
 		case KindString:
-			c.addStr(id, m.str)
+			c.addStr(id, r.bytes(m.val))
 		case KindBool:
 			c.addBool(id, m.t)
 		default:

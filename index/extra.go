@@ -62,17 +62,18 @@ members:
 		v := Value{Kind: m.kind, Bool: m.t}
 		switch m.kind {
 		case KindNumber:
-			v.Num = jsonNumber(m.num)
+			v.Num = jsonNumber(r.bytes(m.val))
 		case KindString:
-			v.Str = string(m.str)
+			v.Str = string(r.bytes(m.val))
 		}
+		key := r.bytes(m.key)
 		for i := range kv {
-			if kv[i].key == string(m.key) {
+			if kv[i].key == string(key) {
 				kv[i].v = v
 				continue members
 			}
 		}
-		kv = append(kv, keyValue{string(m.key), v})
+		kv = append(kv, keyValue{string(key), v})
 	}
 	return kv, true
 }

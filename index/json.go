@@ -7,32 +7,48 @@ import "unicode/utf8"
 // rejected and the node has no extra data.
 const maxDepth = 32
 
-// member is one top-level member of a node's extra JSON. key and str are
-// decoded and already cut at a NUL; num is the number's text.
+// member is one top-level member of a node's extra JSON, as spans of the
+// input (or of the reader's decoded bytes, for strings with escapes): no
+// pointers, so recording members costs no write barriers.
 type member struct {
-	key  []byte
+	key  textSpan
+	val  textSpan // a string's decoded bytes or a number's text
 	kind Kind
-	num  []byte
-	str  []byte
 	t    bool
+}
+
+// textSpan is s[lo:hi] of the input, or of the decoded bytes when dec is set.
+type textSpan struct {
+	lo, hi int
+	dec    bool
 }
 
 // extraReader reads node extra JSON in one strict pass: it accepts exactly
 // the RFC 8259 documents (as fastjson.Validate decides: raw bytes are not
 // checked for UTF-8) nested less than maxDepth deep, and decodes escapes as
-// json-c does. Reused across documents; not safe for concurrent use.
+// json-c does, cutting keys and strings at a decoded NUL. Reused across
+// documents; not safe for concurrent use.
 type extraReader struct {
 	s       []byte
 	i       int
 	members []member
+	dec     []byte
+}
+
+// bytes returns the text of sp; valid until the next read.
+func (r *extraReader) bytes(sp textSpan) []byte {
+	if sp.dec {
+		return r.dec[sp.lo:sp.hi]
+	}
+	return r.s[sp.lo:sp.hi]
 }
 
 // read parses raw and returns its top-level members in document order (a
 // later duplicate key wins). ok is false when raw is not accepted; a
 // document whose top level is not an object gives ok and no members. The
-// members alias raw and the reader's buffers until the next read.
+// members' spans resolve through bytes until the next read.
 func (r *extraReader) read(raw []byte) (members []member, ok bool) {
-	r.s, r.i, r.members = raw, 0, r.members[:0]
+	r.s, r.i, r.members, r.dec = raw, 0, r.members[:0], r.dec[:0]
 	r.space()
 	if r.i < len(r.s) && r.s[r.i] == '{' {
 		ok = r.object()
@@ -83,20 +99,19 @@ func (r *extraReader) object() bool {
 		if r.i >= len(r.s) {
 			return false
 		}
-		m := member{key: cBytes(key)}
+		m := member{key: key}
 		switch c := r.s[r.i]; {
 		case c == '"':
-			s, ok := r.str()
-			if !ok {
+			if m.val, ok = r.str(); !ok {
 				return false
 			}
-			m.kind, m.str = KindString, cBytes(s)
+			m.kind = KindString
 		case c == '-' || c >= '0' && c <= '9':
 			start := r.i
 			if !r.number() {
 				return false
 			}
-			m.kind, m.num = KindNumber, r.s[start:r.i]
+			m.kind, m.val = KindNumber, textSpan{lo: start, hi: r.i}
 		case c == 't' || c == 'f':
 			if !r.skip(1) {
 				return false
@@ -237,42 +252,55 @@ func (r *extraReader) digits() int {
 	return r.i - start
 }
 
+// strPlain marks the bytes a string token may hold without a closer look.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // rawStr finds the end of the string token at r.i, checking its bytes and
 // escapes; it reports whether the token has escapes. r.i is left after the
-// closing quote.
-func (r *extraReader) rawStr() (body []byte, escaped, ok bool) {
+// closing quote. A raw control character rejects the string only when no
+// escape follows it: fastjson.Validate, which ast.ParseExtra follows, checks
+// just the text after the last escape.
+func (r *extraReader) rawStr() (body textSpan, escaped, ok bool) {
 	r.i++
 	start := r.i
-	for r.i < len(r.s) {
-		c := r.s[r.i]
-		switch {
-		case c == '"':
-			body = r.s[start:r.i]
+	control := false // a control character since the last escape
+	for {
+		for r.i < len(r.s) && strPlain[r.s[r.i]] {
 			r.i++
-			return body, escaped, true
-		case c < 0x20:
-			return nil, false, false
-		case c == '\\':
-			escaped = true
+		}
+		if r.i >= len(r.s) {
+			return textSpan{}, false, false
+		}
+		switch r.s[r.i] {
+		case '"':
+			r.i++
+			return textSpan{lo: start, hi: r.i - 1}, escaped, !control
+		case '\\':
+			escaped, control = true, false
 			if r.i+1 >= len(r.s) {
-				return nil, false, false
+				return textSpan{}, false, false
 			}
 			switch r.s[r.i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				r.i += 2
 			case 'u':
 				if _, ok := hex4(r.s[r.i+2:]); !ok {
-					return nil, false, false
+					return textSpan{}, false, false
 				}
 				r.i += 6
 			default:
-				return nil, false, false
+				return textSpan{}, false, false
 			}
-		default:
+		default: // a control character
+			control = true
 			r.i++
 		}
 	}
-	return nil, false, false
 }
 
 func (r *extraReader) skipStr() bool {
@@ -280,14 +308,16 @@ func (r *extraReader) skipStr() bool {
 	return ok
 }
 
-// str reads a string token and decodes it; without escapes the result
-// aliases the input.
-func (r *extraReader) str() ([]byte, bool) {
+// str reads a string token and decodes it; without escapes the result is
+// a span of the input.
+func (r *extraReader) str() (textSpan, bool) {
 	body, escaped, ok := r.rawStr()
 	if !ok || !escaped {
 		return body, ok
 	}
-	return decodeEscapes(body), true
+	lo := len(r.dec)
+	r.dec = decodeEscapes(r.dec, r.s[body.lo:body.hi])
+	return textSpan{lo: lo, hi: lo + len(cBytes(r.dec[lo:])), dec: true}, true
 }
 
 // hex4 reads four hex digits.
@@ -311,11 +341,10 @@ func hex4(b []byte) (rune, bool) {
 	return u, true
 }
 
-// decodeEscapes decodes a checked string body as json-c does: a high
-// surrogate not followed by a \u low surrogate, and a lone low surrogate,
-// each become U+FFFD; raw bytes are kept as they are.
-func decodeEscapes(body []byte) []byte {
-	b := make([]byte, 0, len(body))
+// decodeEscapes appends a checked string body to b, decoded as json-c does:
+// a high surrogate not followed by a \u low surrogate, and a lone low
+// surrogate, each become U+FFFD; raw bytes are kept as they are.
+func decodeEscapes(b, body []byte) []byte {
 	high := rune(0) // a pending high surrogate
 	flush := func() {
 		if high != 0 {
