@@ -212,7 +212,7 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 		if len(*ids) > 0 && (*ids)[len(*ids)-1] == id {
 			continue
 		}
-		*ids = append(*ids, id)
+		*ids = append(grow(*ids, id, b.bound), id)
 	}
 	bb.ranks[id] = n.Rank
 	bb.identity = bb.identity && n.Rank == id
@@ -229,7 +229,7 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 				}
 				bb.lastHost, bb.lastRefs = k, refs
 			}
-			*bb.lastRefs = append(*bb.lastRefs, hostRef{v, id})
+			*bb.lastRefs = append(grow(*bb.lastRefs, id, b.bound), hostRef{v, id})
 		}
 	}
 	if !hosted {

@@ -565,6 +565,16 @@ func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 	if len(es) == 0 {
 		return nil, []uint32{0}
 	}
+	distinct := 1
+	for i := 1; i < len(es); i++ {
+		if es[i].key != es[i-1].key {
+			distinct++
+		}
+	}
+	// Sized exactly: these are kept, and at a million nodes doubling
+	// would leave megabytes of slack.
+	start = make([]uint32, 0, distinct+1)
+	c.nums = make([]float64, 0, distinct)
 	ids = make([]uint32, len(es))
 	for i, e := range es {
 		if i == 0 || e.key != es[i-1].key {
