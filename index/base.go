@@ -326,8 +326,15 @@ func sortRefs(refs []hostRef) (vals []uint64, ids, bounds []uint32) {
 		}
 		return int(x.id) - int(y.id)
 	})
+	distinct := 0
+	for i, r := range refs {
+		if i == 0 || r.v != refs[i-1].v {
+			distinct++
+		}
+	}
 	vals = make([]uint64, len(refs))
 	ids = make([]uint32, len(refs))
+	bounds = make([]uint32, 0, distinct+1)
 	for i, r := range refs {
 		vals[i], ids[i] = r.v, r.id
 		if i == 0 || r.v != refs[i-1].v {
