@@ -4,6 +4,12 @@
 // bitmaps. Leaf lookups write dense bitmap words for the VM; updates publish a
 // new snapshot that shares what did not change.
 //
+// Node extra JSON is read in one strict pass that types it exactly as
+// Slurm's json-c does (and as the independent oracle ast.ParseExtra does):
+// non-RFC 8259 text and nesting past json-c's depth limit leave the node
+// without extra data, lone surrogates decode to U+FFFD, a NUL ends keys and
+// strings, the last of duplicate keys wins.
+//
 // # Layout
 //
 // Every sorted column (numbers, strings and booleans of one extra key,
