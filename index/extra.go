@@ -57,7 +57,11 @@ func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
 		return nil, false
 	}
 	kv = make(extraKV, 0, len(members))
-members:
+	// Past a few keys, a map finds duplicates: scanning would be quadratic.
+	var at map[string]int
+	if len(members) > 16 {
+		at = make(map[string]int, len(members))
+	}
 	for _, m := range members {
 		v := Value{Kind: m.kind, Bool: m.t}
 		switch m.kind {
@@ -67,11 +71,25 @@ members:
 			v.Str = string(r.bytes(m.val))
 		}
 		key := r.bytes(m.key)
-		for i := range kv {
-			if kv[i].key == string(key) {
-				kv[i].v = v
-				continue members
+		i := -1
+		if at != nil {
+			if j, ok := at[string(key)]; ok {
+				i = j
 			}
+		} else {
+			for j := range kv {
+				if kv[j].key == string(key) {
+					i = j
+					break
+				}
+			}
+		}
+		if i >= 0 {
+			kv[i].v = v
+			continue
+		}
+		if at != nil {
+			at[string(key)] = len(kv)
 		}
 		kv = append(kv, keyValue{string(key), v})
 	}
