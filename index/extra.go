@@ -2,6 +2,7 @@ package index
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -32,6 +33,10 @@ type Value struct {
 // key up in many of them.
 type extraKV []keyValue
 
+// smallKV is the most keys an extraKV scans; larger ones are sorted by key
+// and searched.
+const smallKV = 16
+
 type keyValue struct {
 	key string
 	v   Value
@@ -39,6 +44,13 @@ type keyValue struct {
 
 // get returns the value under key (the zero Value, KindMissing, if absent).
 func (kv extraKV) get(key string) (Value, bool) {
+	if len(kv) > smallKV {
+		i, ok := slices.BinarySearchFunc(kv, key, func(m keyValue, k string) int { return strings.Compare(m.key, k) })
+		if ok {
+			return kv[i].v, true
+		}
+		return Value{}, false
+	}
 	for i := range kv {
 		if kv[i].key == key {
 			return kv[i].v, true
@@ -59,7 +71,7 @@ func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
 	kv = make(extraKV, 0, len(members))
 	// Past a few keys, a map finds duplicates: scanning would be quadratic.
 	var at map[string]int
-	if len(members) > 16 {
+	if len(members) > smallKV {
 		at = make(map[string]int, len(members))
 	}
 	for _, m := range members {
@@ -92,6 +104,9 @@ func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
 			at[string(key)] = len(kv)
 		}
 		kv = append(kv, keyValue{string(key), v})
+	}
+	if len(kv) > smallKV {
+		slices.SortFunc(kv, func(x, y keyValue) int { return strings.Compare(x.key, y.key) })
 	}
 	return kv, true
 }

@@ -88,12 +88,18 @@ func checkParity(t *testing.T, docs [][]byte) {
 		if gotOK != wantOK || s.HasExtra(uint32(i)) != wantOK {
 			t.Fatalf("%q: accepted %v (snapshot %v), ast.ParseExtra %v", d, gotOK, s.HasExtra(uint32(i)), wantOK)
 		}
+		if _, ok := kv.get("\xffabsent"); ok {
+			t.Fatalf("%q: get found an absent key", d)
+		}
 		if len(got) != len(want) {
 			t.Fatalf("%q: keys %v, ast.ParseExtra %v", d, got, want)
 		}
 		for k, w := range want {
 			if g := got[k]; !sameValue(g, w) {
 				t.Fatalf("%q key %q: %+v, ast.ParseExtra %+v", d, k, g, w)
+			}
+			if g, _ := kv.get(k); !sameValue(g, w) {
+				t.Fatalf("%q key %q: get %+v, ast.ParseExtra %+v", d, k, g, w)
 			}
 			if g := s.ExtraValue(uint32(i), k); !sameValue(g, w) {
 				t.Fatalf("%q key %q: snapshot %+v, ast.ParseExtra %+v", d, k, g, w)
