@@ -96,19 +96,22 @@ func ParseCluster(file string, data []byte, formatName string) (*Cluster, []Warn
 	return nil, nil, &Error{File: file, Msg: "unrecognized node file format, expected a sift node file (JSON), slurm.conf, scontrol/sinfo --json output or a Flux R document"}
 }
 
-// nodesOnly adapts a reader of nodes alone: the cluster's partitions are the
-// names the nodes list, each holding its nodes in node order.
+// nodesOnly adapts a reader of nodes alone: such formats configure no
+// partitions, only name them on nodes (see PartitionsOf).
 func nodesOnly(parse func(file string, data []byte) ([]index.Node, []Warning, error)) func(string, []byte) (*Cluster, []Warning, error) {
 	return func(file string, data []byte) (*Cluster, []Warning, error) {
 		nodes, w, err := parse(file, data)
 		if err != nil {
 			return nil, w, err
 		}
-		return &Cluster{Nodes: nodes, Partitions: partitionsOf(nodes)}, w, nil
+		return &Cluster{Nodes: nodes}, w, nil
 	}
 }
 
-func partitionsOf(nodes []index.Node) []Partition {
+// PartitionsOf returns the partitions the nodes name, in order of first
+// mention, each with its nodes in node order and Slurm's default settings.
+// It is for inventories that configure no partitions of their own.
+func PartitionsOf(nodes []index.Node) []Partition {
 	var parts []Partition
 	pos := map[string]int{}
 	for i := range nodes {

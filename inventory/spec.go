@@ -88,8 +88,7 @@ func (s Spec) Load() ([]index.Node, []Warning, error) {
 // LoadCluster returns the nodes the spec names with their partitions.
 func (s Spec) LoadCluster() (*Cluster, []Warning, error) {
 	if s.Synthetic {
-		nodes := Synthetic(s.N, s.Seed)
-		return &Cluster{Nodes: nodes, Partitions: partitionsOf(nodes)}, nil, nil
+		return &Cluster{Nodes: Synthetic(s.N, s.Seed)}, nil, nil
 	}
 	return LoadCluster(s.Path, s.Format)
 }

@@ -57,10 +57,19 @@ func summarize(c *inventory.Cluster) inventorySummary {
 		}
 		s.States[state]++
 	}
-	for _, p := range c.Partitions {
+	for _, p := range partitions(c) {
 		s.Partitions[p.Name] = len(p.Nodes)
 	}
 	return s
+}
+
+// partitions are the cluster's configured partitions, or else the ones its
+// nodes name.
+func partitions(c *inventory.Cluster) []inventory.Partition {
+	if len(c.Partitions) > 0 {
+		return c.Partitions
+	}
+	return inventory.PartitionsOf(c.Nodes)
 }
 
 func newInventoryShowCmd() *cobra.Command {
@@ -110,9 +119,9 @@ func printSummary(w io.Writer, c *inventory.Cluster, s inventorySummary) error {
 	for _, f := range sortedKeys(s.Features) {
 		fmt.Fprintf(tw, "%s\t%d\t\n", f, s.Features[f])
 	}
-	if len(c.Partitions) > 0 {
+	if parts := partitions(c); len(parts) > 0 {
 		fmt.Fprintln(tw, "\npartition\tnodes\thosts")
-		for _, p := range c.Partitions {
+		for _, p := range parts {
 			name := p.Name
 			if p.Default {
 				name += "*"
