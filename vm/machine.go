@@ -101,11 +101,16 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 	m.prepare(p, words)
 	sp := -1
 	var start time.Time
+	// known says the and just executed already found whether the top set
+	// is empty (nonEmpty), so a jump_if_empty after it needs no pass.
+	known, nonEmpty := false, false
 	for pc := 0; pc < len(p.code); pc++ {
 		if steps != nil {
 			start = time.Now()
 		}
 		at, in := pc, p.code[pc]
+		wasKnown := known
+		known = false
 		switch in.Op {
 		case OpFalse:
 			sp++
@@ -127,18 +132,28 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			sp++
 			s.HostLeaf(p.hostSets[in.A].Queries, m.stack[sp])
 		case OpAnd:
-			andWords(m.stack[sp-1], m.stack[sp])
+			nonEmpty, known = andWords(m.stack[sp-1], m.stack[sp]), true
 			sp--
+		case OpAnd2:
+			nonEmpty, known = and2Words(m.stack[sp-2], m.stack[sp-1], m.stack[sp]), true
+			sp -= 2
 		case OpOr:
 			orWords(m.stack[sp-1], m.stack[sp])
 			sp--
+		case OpOr2:
+			or2Words(m.stack[sp-2], m.stack[sp-1], m.stack[sp])
+			sp -= 2
 		case OpNot:
 			notWords(m.stack[sp], m.liveWords(s, words))
 		case OpAndNot:
-			andNotWords(m.stack[sp-1], m.stack[sp])
+			nonEmpty, known = andNotWords(m.stack[sp-1], m.stack[sp]), true
 			sp--
 		case OpJumpIfEmpty:
-			if isEmpty(m.stack[sp]) {
+			empty := !nonEmpty
+			if !wasKnown {
+				empty = isEmpty(m.stack[sp])
+			}
+			if empty {
 				pc = int(in.A) - 1
 			}
 		case OpJumpIfFull:

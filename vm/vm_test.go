@@ -31,17 +31,27 @@ func (e *expr) emit(b *Builder) {
 			return
 		}
 		var labels []Label
-		for i, k := range e.kids {
-			if i > 0 {
-				if e.op == "and" {
-					labels = append(labels, b.JumpIfEmpty())
-				} else {
-					labels = append(labels, b.JumpIfFull())
-				}
+		e.kids[0].emit(b)
+		for i := 1; i < len(e.kids); i++ {
+			k := e.kids[i]
+			if e.op == "and" {
+				labels = append(labels, b.JumpIfEmpty())
+			} else {
+				labels = append(labels, b.JumpIfFull())
 			}
+			// Operands go in pairs where they can, as the compiler emits
+			// them, so that and2 and or2 meet every other instruction.
+			pair := i+1 < len(e.kids) && (e.op == "or" || (k.op != "not" && e.kids[i+1].op != "not"))
 			switch {
-			case i == 0:
+			case pair:
 				k.emit(b)
+				e.kids[i+1].emit(b)
+				if e.op == "and" {
+					b.And2()
+				} else {
+					b.Or2()
+				}
+				i++
 			case e.op == "and" && k.op == "not":
 				k.kids[0].emit(b)
 				b.AndNot()
@@ -369,16 +379,14 @@ func TestDisassembleShowsOperands(t *testing.T) {
 		{op: "hosts", name: "n[1-4]", hosts: []index.HostQuery{{Alpha: "n", Digits: 1, Lo: 1, Hi: 4}}},
 	}}
 	want := `0000 extra         "a" <= "1.5" (num=1.5 bool=true)
-0001 jump_if_empty 0011
+0001 jump_if_empty 0009
 0002 property      "gpu"
 0003 jump_if_full  0007
 0004 ranks         0-3,7
 0005 not
 0006 or
-0007 and
-0008 jump_if_empty 0011
-0009 hosts         "n[1-4]"
-0010 and
+0007 hosts         "n[1-4]"
+0008 and2
 `
 	if got := e.program(t).Disassemble(); got != want {
 		t.Errorf("Disassemble() =\n%s\nwant\n%s", got, want)
