@@ -458,3 +458,62 @@ func TestRunOnAnEmptySnapshot(t *testing.T) {
 		t.Errorf("Explain on no nodes = %v, %d steps", got, len(steps))
 	}
 }
+
+// randClusteredExpr is randExpr over a cluster of n nodes whose leaves are
+// mostly runs of ranks (ids) anywhere in it: sets confined to a few words,
+// at either end or in the middle, so that windows narrow, widen and empty.
+func randClusteredExpr(r *rand.Rand, depth, n int) *expr {
+	if depth <= 0 || r.IntN(3) == 0 {
+		switch r.IntN(6) {
+		case 0:
+			return &expr{op: []string{"true", "false"}[r.IntN(2)]}
+		case 1:
+			return &expr{op: "prop", name: []string{"gpu", "big", "none"}[r.IntN(3)]}
+		default:
+			var rs []index.RankRange
+			for range 1 + r.IntN(2) {
+				lo := uint32(r.IntN(n))
+				rs = append(rs, index.RankRange{Lo: lo, Hi: lo + uint32(r.IntN(1+r.IntN(n)))})
+			}
+			return &expr{op: "ranks", ranks: rs}
+		}
+	}
+	if r.IntN(5) == 0 {
+		return &expr{op: "not", kids: []*expr{randClusteredExpr(r, depth-1, n)}}
+	}
+	e := &expr{op: []string{"and", "or"}[r.IntN(2)]}
+	for range r.IntN(5) {
+		e.kids = append(e.kids, randClusteredExpr(r, depth-1, n))
+	}
+	return e
+}
+
+func TestRunAgreesOnClusteredSets(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m := NewMachine()
+	for iter := range 60 {
+		n := 1 + r.IntN(3000)
+		nodes := randNodes(r, n)
+		s, err := index.Build(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			e := randClusteredExpr(r, 4, n)
+			p := e.program(t)
+			want := roaring.New()
+			for id := range uint32(n) {
+				if e.eval(s, id) {
+					want.Add(id)
+				}
+			}
+			if got := m.Run(p, s); !got.Equals(want) {
+				t.Fatalf("iter %d (%d nodes): Run = %v, want %v\n%s", iter, n, got, want, p.Disassemble())
+			}
+			steps, ex := m.Explain(p, s)
+			if !ex.Equals(want) || steps[len(steps)-1].Count != int(want.GetCardinality()) {
+				t.Fatalf("iter %d (%d nodes): Explain = %v, want %v", iter, n, ex, want)
+			}
+		}
+	}
+}

@@ -32,9 +32,9 @@ func TestWordOps(t *testing.T) {
 			}
 		}
 		c := randWords(r, n)
-		check("and", func(dst, src []uint64) { andWords(dst, src) }, func(x, y uint64) uint64 { return x & y }, b)
+		check("and", andWords, func(x, y uint64) uint64 { return x & y }, b)
 		check("or", orWords, func(x, y uint64) uint64 { return x | y }, b)
-		check("and not", func(dst, src []uint64) { andNotWords(dst, src) }, func(x, y uint64) uint64 { return x &^ y }, b)
+		check("and not", andNotWords, func(x, y uint64) uint64 { return x &^ y }, b)
 		bc := make([]uint64, n)
 		for i := range bc {
 			bc[i] = b[i] & c[i]
@@ -54,40 +54,24 @@ func TestWordOps(t *testing.T) {
 	}
 }
 
-func TestAndsReportWhetherAnythingIsLeft(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 3))
-	for _, n := range []int{0, 1, 3, 4, 5, 9, 157} {
-		for _, hit := range []int{-1, 0, n / 2, n - 1} {
-			a, b, c := make([]uint64, n), make([]uint64, n), make([]uint64, n)
-			for i := range a {
-				a[i] = r.Uint64() | 1
+func TestTightWindowHoldsEveryMember(t *testing.T) {
+	tests := []struct {
+		name string
+		w    []uint64
+		want window
+	}{
+		{"no words", nil, window{0, 0}},
+		{"all zero", []uint64{0, 0, 0}, window{3, 3}},
+		{"one word in the middle", []uint64{0, 4, 0}, window{1, 2}},
+		{"both ends", []uint64{1, 0, 1 << 63}, window{0, 3}},
+		{"zero tail", []uint64{0, 1, 2, 0, 0}, window{1, 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tight(tt.w, 0, len(tt.w)); got != tt.want {
+				t.Errorf("tight = %v, want %v", got, tt.want)
 			}
-			// b and c share bit 0 of word hit only; b holds all of a there.
-			if hit >= 0 && hit < n {
-				b[hit], c[hit] = 1, 1
-			}
-			want := hit >= 0 && hit < n
-			ops := []struct {
-				name string
-				run  func(dst []uint64) bool
-			}{
-				{"and", func(dst []uint64) bool { return andWords(dst, b) }},
-				{"and2", func(dst []uint64) bool { return and2Words(dst, b, c) }},
-				{"and not", func(dst []uint64) bool {
-					nb := make([]uint64, n)
-					for i := range nb {
-						nb[i] = ^b[i]
-					}
-					return andNotWords(dst, nb)
-				}},
-			}
-			for _, op := range ops {
-				dst := append([]uint64(nil), a...)
-				if got := op.run(dst); got != want || got == isEmpty(dst) {
-					t.Errorf("%s n=%d hit=%d: reports %v, want %v (isEmpty %v)", op.name, n, hit, got, want, isEmpty(dst))
-				}
-			}
-		}
+		})
 	}
 }
 
