@@ -24,7 +24,7 @@ type Machine struct {
 
 // window is the range of words [lo, hi) holding every member of a set: the
 // set's words outside it are zero, and those at lo and hi-1 are not (an
-// empty set has lo == hi). Set algebra runs inside windows only, so a
+// empty set has the zero window). Set algebra runs inside windows only, so a
 // selective operand (a rack, a range of names: clustered ids) makes every
 // later and over a large cluster cost a few words instead of all of them.
 type window struct{ lo, hi int }
@@ -35,7 +35,10 @@ func tight(w []uint64, lo, hi int) window {
 	for lo < hi && w[lo] == 0 {
 		lo++
 	}
-	for hi > lo && w[hi-1] == 0 {
+	if lo == hi {
+		return window{}
+	}
+	for w[hi-1] == 0 {
 		hi--
 	}
 	return window{lo, hi}

@@ -61,7 +61,7 @@ func TestTightWindowHoldsEveryMember(t *testing.T) {
 		want window
 	}{
 		{"no words", nil, window{0, 0}},
-		{"all zero", []uint64{0, 0, 0}, window{3, 3}},
+		{"all zero", []uint64{0, 0, 0}, window{0, 0}},
 		{"one word in the middle", []uint64{0, 4, 0}, window{1, 2}},
 		{"both ends", []uint64{1, 0, 1 << 63}, window{0, 3}},
 		{"zero tail", []uint64{0, 1, 2, 0, 0}, window{1, 3}},
