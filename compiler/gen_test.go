@@ -43,14 +43,16 @@ var genKeys = []string{"a", "b", "c", "foo", "zed"}
 
 // genNumbers are node-side JSON number texts chosen for Slurm's edge cases:
 // the strict 1e-5 equality, int64 clamping, precision loss above 2^53,
-// overflow to ±Inf. json-c's NaN and Infinity literals are left out: the
-// reference (ast.ParseExtra) reads strict JSON, where they are invalid.
+// overflow to ±Inf; and number-like texts strict JSON rejects (json-c's NaN
+// and Infinity literals, leading zeros, bare dots), which leave a node with
+// no extra data in the reference (ast.ParseExtra) and must in the index too.
 var genNumbers = []string{
 	"0", "-0", "1", "5", "23", "1.23", "1.23001", "4.99999", "5.00001",
 	"0.00001", "0.0000099999999999", "0.0000100000000001", "1e-5", "-1e-5",
 	"9007199254740993", "9223372036854775807", "9223372036854775808",
 	"-9223372036854775809", "1e308", "1e999", "-1e999", "0.1", "200",
-	"2.5e-324", "-1.5", "1E2",
+	"2.5e-324", "-1.5", "1E2", "nan", "NaN", "-nan", "inf", "-inf", "Infinity", "-Infinity",
+	"01", "-01", "1.", ".5", "+1", "1e", "0x10",
 }
 
 var genStrings = []string{`"bar"`, `"baz"`, `"5"`, `"1.23"`, `""`, `"true"`, `"10"`, `"9"`, `"Bar"`, `"b a"`}

@@ -204,7 +204,7 @@ func (l *List) withinRange(a, b *hostRange) bool {
 func (l *List) prefixCmp(a, b *hostRange) int {
 	var c int
 	if l.dialect == Slurm {
-		c = strnatcmp(a.prefix, b.prefix)
+		c = NaturalCompare(a.prefix, b.prefix)
 	} else {
 		c = strings.Compare(a.prefix, b.prefix)
 	}

@@ -345,10 +345,12 @@ func (l *List) pushSlurmElems(prefix string, suffix *string, elems []element) er
 	return nil
 }
 
-// strnatcmp is Slurm's strnatcmp (Martin Pool's natural order compare):
-// blanks skipped, digit runs compared by value, or left-aligned when either
-// starts with '0'; chars compare as signed.
-func strnatcmp(a, b string) int {
+// NaturalCompare orders strings as Slurm's strnatcmp (Martin Pool's natural
+// order compare) does: blanks skipped, digit runs compared by value, or
+// left-aligned when either starts with '0'; chars compare as signed, as C's
+// char does on the platforms Slurm runs on. slurmctld sorts its node table
+// and hostlists this way.
+func NaturalCompare(a, b string) int {
 	at := func(s string, i int) byte {
 		if i < len(s) {
 			return s[i]

@@ -10,7 +10,6 @@ import (
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/valyala/fastjson"
 )
 
 // hostKey names a hostname column: the alpha prefix and the digit count.
@@ -126,7 +125,6 @@ type baseBuilder struct {
 	// identity stays set while every node's rank equals its id.
 	identity bool
 	dup      string // a name seen twice
-	num      []byte
 	// Documents and feature lists mostly repeat their keys in the same
 	// order: caching by position skips most map lookups.
 	keyCache  []keyed[*colBuilder]
@@ -214,7 +212,7 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 		if len(*ids) > 0 && (*ids)[len(*ids)-1] == id {
 			continue
 		}
-		*ids = append(*ids, id)
+		*ids = append(grow(*ids, id, b.bound), id)
 	}
 	bb.ranks[id] = n.Rank
 	bb.identity = bb.identity && n.Rank == id
@@ -231,7 +229,7 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 				}
 				bb.lastHost, bb.lastRefs = k, refs
 			}
-			*bb.lastRefs = append(*bb.lastRefs, hostRef{v, id})
+			*bb.lastRefs = append(grow(*bb.lastRefs, id, b.bound), hostRef{v, id})
 		}
 	}
 	if !hosted {
@@ -242,36 +240,26 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 	}
 }
 
-// addExtra parses raw with p and records its values; it reports whether raw
-// is valid JSON (the node then has parsed extra data).
-func (bb *baseBuilder) addExtra(p *fastjson.Parser, id uint32, raw []byte) bool {
-	v, err := p.ParseBytes(raw)
-	if err != nil {
+// addExtra parses raw with r and records its values; it reports whether raw
+// is accepted (the node then has parsed extra data).
+func (bb *baseBuilder) addExtra(r *extraReader, id uint32, raw []byte) bool {
+	members, ok := r.read(raw)
+	if !ok {
 		return false
 	}
-	o, err := v.Object()
-	if err != nil {
-		return true
-	}
-	i := 0
-	o.Visit(func(key []byte, v *fastjson.Value) {
-		c := bb.colAt(i, cBytes(key))
-		i++
-		switch v.Type() {
-		case fastjson.TypeNumber:
-			bb.num = v.MarshalTo(bb.num[:0])
-			c.addNum(id, fastNumber(bb.num))
-		case fastjson.TypeString:
-			s, _ := v.StringBytes()
-			c.addStr(id, cBytes(s))
-		case fastjson.TypeTrue:
-			c.addBool(id, true)
-		case fastjson.TypeFalse:
-			c.addBool(id, false)
+	for i, m := range members {
+		c := bb.colAt(i, r.bytes(m.key))
+		switch m.kind {
+		case KindNumber:
+			c.addNum(id, fastNumber(r.bytes(m.val)))
+		case KindString:
+			c.addStr(id, r.bytes(m.val))
+		case KindBool:
+			c.addBool(id, m.t)
 		default:
 			c.addUnusable(id)
 		}
-	})
+	}
 	return true
 }
 
@@ -338,8 +326,15 @@ func sortRefs(refs []hostRef) (vals []uint64, ids, bounds []uint32) {
 		}
 		return int(x.id) - int(y.id)
 	})
+	distinct := 0
+	for i, r := range refs {
+		if i == 0 || r.v != refs[i-1].v {
+			distinct++
+		}
+	}
 	vals = make([]uint64, len(refs))
 	ids = make([]uint32, len(refs))
+	bounds = make([]uint32, 0, distinct+1)
 	for i, r := range refs {
 		vals[i], ids[i] = r.v, r.id
 		if i == 0 || r.v != refs[i-1].v {
@@ -468,14 +463,14 @@ func simpleDecimal(text []byte) (float64, bool) {
 func buildBase(nodes []*Node) (*base, error) {
 	bb := newBaseBuilder(uint32(len(nodes)))
 	bb.b.nodes = nodes
-	var p fastjson.Parser
+	var r extraReader
 	for id, n := range nodes {
 		if n == nil {
 			continue
 		}
 		has := false
 		if n.Extra != nil {
-			has = bb.addExtra(&p, uint32(id), n.Extra)
+			has = bb.addExtra(&r, uint32(id), n.Extra)
 		}
 		bb.addNode(uint32(id), n, has)
 	}

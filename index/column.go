@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"strings"
@@ -238,6 +239,14 @@ func radixSort(es []numEnt) []numEnt {
 	return es
 }
 
+// maxInterned bounds the distinct numbers a column builder interns.
+const maxInterned = 4096
+
+type hotNum struct {
+	k uint64
+	v uint32 // value index + 1; 0 when empty
+}
+
 type hotStr struct {
 	s string
 	v uint32 // value index + 1; 0 when empty
@@ -250,6 +259,16 @@ type ref struct{ id, v uint32 }
 // colBuilder gathers one key's values node by node (ids ascending), interning
 // each distinct value once so that finishing sorts distinct values only.
 type colBuilder struct {
+	// Numbers are interned like strings (numRef into numKeys) while the
+	// column has at most maxInterned distinct ones: refs are half the size
+	// of numEnts and finishing sorts distinct values only. Past that, and in
+	// folds, they spill to nums.
+	numKeys []uint64
+	numRef  []ref
+	numHot  [64]hotNum
+	numIdx  map[uint64]uint32
+	spilled bool
+
 	nums []numEnt
 	// unsorted is set once nums are not in key order; late are numbers
 	// merged into a sorted nums at the end.
@@ -303,8 +322,10 @@ func (b *colBuilder) begin(id uint32) {
 	case KindNumber:
 		if n := len(b.nan); n > 0 && b.nan[n-1] == id {
 			b.nan = b.nan[:n-1]
-		} else {
+		} else if b.spilled {
 			b.nums = b.nums[:len(b.nums)-1]
+		} else {
+			b.numRef = b.numRef[:len(b.numRef)-1]
 		}
 	case KindString:
 		b.strRef = b.strRef[:len(b.strRef)-1]
@@ -323,11 +344,59 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 		return
 	}
 	k := floatKey(f)
+	if b.intern(id, k) {
+		return
+	}
 	if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
 		b.unsorted = true
 	}
 	b.nums = grow(b.nums, id, b.bound)
 	b.nums = append(b.nums, numEnt{k, id})
+}
+
+// intern records number key k of id as a ref, unless the builder has
+// spilled or spills now.
+func (b *colBuilder) intern(id uint32, k uint64) bool {
+	if b.spilled {
+		return false
+	}
+	h := &b.numHot[(k*0x9E3779B97F4A7C15)>>58]
+	if h.v == 0 || h.k != k {
+		v, ok := b.numIdx[k]
+		if !ok {
+			if len(b.numKeys) >= maxInterned {
+				b.spill()
+				return false
+			}
+			if b.numIdx == nil {
+				b.numIdx = map[uint64]uint32{}
+			}
+			v = uint32(len(b.numKeys))
+			b.numIdx[k] = v
+			b.numKeys = append(b.numKeys, k)
+		}
+		h.k, h.v = k, v+1
+	}
+	b.numRef = grow(b.numRef, id, b.bound)
+	b.numRef = append(b.numRef, ref{id, h.v - 1})
+	return true
+}
+
+// spill moves the interned numbers to nums, for good.
+func (b *colBuilder) spill() {
+	if b.spilled {
+		return
+	}
+	b.spilled = true
+	b.nums = slices.Grow(b.nums, len(b.numRef))
+	for _, r := range b.numRef {
+		k := b.numKeys[r.v]
+		if n := len(b.nums); n > 0 && k < b.nums[n-1].key {
+			b.unsorted = true
+		}
+		b.nums = append(b.nums, numEnt{k, r.id})
+	}
+	b.numKeys, b.numRef, b.numIdx = nil, nil, nil
 }
 
 // addLateNum adds a number that belongs after the sorted run of nums was
@@ -338,7 +407,9 @@ func (b *colBuilder) addLateNum(id uint32, f float64) {
 		b.nan = append(b.nan, id)
 		return
 	}
-	b.late = append(b.late, numEnt{floatKey(f), id})
+	if k := floatKey(f); !b.intern(id, k) {
+		b.late = append(b.late, numEnt{k, id})
+	}
 }
 
 func (b *colBuilder) addStr(id uint32, s []byte) {
@@ -406,7 +477,12 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	}
 	c.nan = b.nan
 
-	ids, start := c.placeNums(b.numbers())
+	var ids, start []uint32
+	if b.spilled {
+		ids, start = c.placeNums(b.numbers())
+	} else {
+		ids, start = c.placeInterned(b.numKeys, b.numRef)
+	}
 	c.numStart, c.num = start, newPostings(ids, start, words)
 
 	order := sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
@@ -489,6 +565,16 @@ func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 	if len(es) == 0 {
 		return nil, []uint32{0}
 	}
+	distinct := 1
+	for i := 1; i < len(es); i++ {
+		if es[i].key != es[i-1].key {
+			distinct++
+		}
+	}
+	// Sized exactly: these are kept, and at a million nodes doubling
+	// would leave megabytes of slack.
+	start = make([]uint32, 0, distinct+1)
+	c.nums = make([]float64, 0, distinct)
 	ids = make([]uint32, len(es))
 	for i, e := range es {
 		if i == 0 || e.key != es[i-1].key {
@@ -499,6 +585,19 @@ func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 		c.dense[e.id] = vref(KindNumber, uint32(len(c.nums)-1))
 	}
 	return ids, append(start, uint32(len(es)))
+}
+
+// placeInterned records the distinct numbers keys and lays refs out in
+// their order.
+func (c *column) placeInterned(keys []uint64, refs []ref) (ids, start []uint32) {
+	order := sortedOrder(len(keys), func(x, y uint32) int { return cmp.Compare(keys[x], keys[y]) })
+	rank := make([]uint32, len(keys))
+	c.nums = make([]float64, len(keys))
+	for r, i := range order {
+		rank[i] = uint32(r)
+		c.nums[r] = keyFloat(keys[i])
+	}
+	return placeRanked(refs, rank, len(keys), KindNumber, c)
 }
 
 // sortedOrder returns the values' indices sorted by cmp.
@@ -548,22 +647,41 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) 
 	return ids, start
 }
 
-// feed adds this column's values, except those of skipped ids, to cb in
-// value order, so that cb needs no sorting.
-func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
-	cb.nums = slices.Grow(cb.nums, len(c.num.ids))
-	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
-	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
-	for d, v := range c.nums {
-		k := floatKey(v)
-		for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
-			if !skip(id) {
-				cb.nums = append(cb.nums, numEnt{k, id})
+// feed adds this column's values, except those of the ids set in skip, to
+// cb in value order, so that cb needs no sorting.
+func (c *column) feed(cb *colBuilder, skip []uint64) {
+	skipped := func(id uint32) bool { return skip[id>>6]&(1<<(id&63)) != 0 }
+	if len(c.nums) <= maxInterned {
+		cb.numKeys = make([]uint64, len(c.nums), len(c.nums)+1)
+		cb.numIdx = make(map[uint64]uint32, len(c.nums))
+		for d, v := range c.nums {
+			cb.numKeys[d] = floatKey(v)
+			cb.numIdx[cb.numKeys[d]] = uint32(d)
+		}
+		cb.numRef = slices.Grow(cb.numRef, len(c.num.ids))
+		for d := range c.nums {
+			for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
+				if !skipped(id) {
+					cb.numRef = append(cb.numRef, ref{id, uint32(d)})
+				}
+			}
+		}
+	} else {
+		cb.spill()
+		cb.nums = slices.Grow(cb.nums, len(c.num.ids))
+		for d, v := range c.nums {
+			k := floatKey(v)
+			for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
+				if !skipped(id) {
+					cb.nums = append(cb.nums, numEnt{k, id})
+				}
 			}
 		}
 	}
+	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
+	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
 	for _, id := range c.nan {
-		if !skip(id) {
+		if !skipped(id) {
 			cb.nan = append(cb.nan, id)
 		}
 	}
@@ -572,7 +690,7 @@ func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
 		cb.strIdx[v] = r
 		cb.strVal = append(cb.strVal, v)
 		for _, id := range c.str.ids[c.strStart[d]:c.strStart[d+1]] {
-			if !skip(id) {
+			if !skipped(id) {
 				cb.strRef = append(cb.strRef, ref{id, r})
 			}
 		}
@@ -583,13 +701,13 @@ func (c *column) feed(cb *colBuilder, skip func(uint32) bool) {
 			r = 1
 		}
 		for _, id := range c.boolP.ids[c.boolStart[d]:c.boolStart[d+1]] {
-			if !skip(id) {
+			if !skipped(id) {
 				cb.boolRef = append(cb.boolRef, ref{id, r})
 			}
 		}
 	}
 	for _, id := range c.unusable {
-		if !skip(id) {
+		if !skipped(id) {
 			cb.unusable = append(cb.unusable, id)
 		}
 	}

@@ -4,6 +4,12 @@
 // bitmaps. Leaf lookups write dense bitmap words for the VM; updates publish a
 // new snapshot that shares what did not change.
 //
+// Node extra JSON is read in one strict pass that types it exactly as
+// Slurm's json-c does (and as the independent oracle ast.ParseExtra does):
+// non-RFC 8259 text and nesting past json-c's depth limit leave the node
+// without extra data, lone surrogates decode to U+FFFD, a NUL ends keys and
+// strings, the last of duplicate keys wins.
+//
 // # Layout
 //
 // Every sorted column (numbers, strings and booleans of one extra key,
@@ -34,11 +40,14 @@
 // A snapshot is a columnar base plus an overlay of whole-node records
 // changed since the base was built. Leaves answer from the base and then
 // re-evaluate the overlay's nodes one by one. An update copies at most 32
-// overlay pointers (a shared older list plus a small recent one) and the
-// live bitmap. When the overlay reaches 64 nodes, a background fold
-// rebuilds the touched columns from the old ones (fed in value order, so no
-// re-sorting) and the store republishes the same generation on the new
-// base; a writer that finds 4096 overlay nodes waits for the running fold.
+// overlay pointers (a shared older list plus a small recent one); the live
+// bitmap is shared unless nodes come or go. When the overlay reaches 128
+// nodes, a background fold rebuilds the touched columns from the old ones
+// (fed in value order, so no re-sorting) and the store republishes the same
+// generation on the new base; a writer that finds 4096 overlay nodes waits
+// for the running fold. 128 halves the fold cost an update carries
+// (measured 13-16 µs at 64, 8-12 µs at 128, 100k nodes) for about 1.5 µs
+// more per leaf just before a fold.
 // Readers never wait: they hold immutable snapshots, published through an
 // atomic pointer.
 package index

@@ -2,10 +2,9 @@ package index
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/valyala/fastjson"
 )
 
 // Kind is the JSON type of one extra-data value on a node; in Slurm the
@@ -29,40 +28,87 @@ type Value struct {
 	Bool bool
 }
 
-// parseExtra reads raw node extra JSON the way slurmctld stores it. ok is
-// false when raw is not valid JSON (the node then has no extra data). A valid
-// document whose top level is not an object yields ok and no keys.
-func parseExtra(p *fastjson.Parser, raw []byte) (kv map[string]Value, ok bool) {
-	v, err := p.ParseBytes(raw)
-	if err != nil {
-		return nil, false
-	}
-	o, err := v.Object()
-	if err != nil {
-		return nil, true
-	}
-	kv = make(map[string]Value, o.Len())
-	o.Visit(func(key []byte, v *fastjson.Value) {
-		// Slurm stores json-c keys and strings as C strings: a NUL ends them.
-		kv[cString(string(key))] = jsonValue(v)
-	})
-	return kv, true
+// extraKV is one node's parsed extra data, each key once. A slice beats a
+// map here: documents have a handful of keys, and overlay leaves look one
+// key up in many of them.
+type extraKV []keyValue
+
+// smallKV is the most keys an extraKV scans; larger ones are sorted by key
+// and searched.
+const smallKV = 16
+
+type keyValue struct {
+	key string
+	v   Value
 }
 
-func jsonValue(v *fastjson.Value) Value {
-	switch v.Type() {
-	case fastjson.TypeNumber:
-		return Value{Kind: KindNumber, Num: jsonNumber(v.MarshalTo(nil))}
-	case fastjson.TypeString:
-		b, _ := v.StringBytes()
-		return Value{Kind: KindString, Str: cString(string(b))}
-	case fastjson.TypeTrue:
-		return Value{Kind: KindBool, Bool: true}
-	case fastjson.TypeFalse:
-		return Value{Kind: KindBool}
-	default:
-		return Value{Kind: KindUnusable}
+// get returns the value under key (the zero Value, KindMissing, if absent).
+func (kv extraKV) get(key string) (Value, bool) {
+	if len(kv) > smallKV {
+		i, ok := slices.BinarySearchFunc(kv, key, func(m keyValue, k string) int { return strings.Compare(m.key, k) })
+		if ok {
+			return kv[i].v, true
+		}
+		return Value{}, false
 	}
+	for i := range kv {
+		if kv[i].key == key {
+			return kv[i].v, true
+		}
+	}
+	return Value{}, false
+}
+
+// parseExtra reads raw node extra JSON the way slurmctld stores it. ok is
+// false when raw is not strict JSON or nests too deep (the node then has no
+// extra data). A valid document whose top level is not an object yields ok
+// and no keys. A repeated key keeps its last value.
+func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
+	members, ok := r.read(raw)
+	if !ok {
+		return nil, false
+	}
+	kv = make(extraKV, 0, len(members))
+	// Past a few keys, a map finds duplicates: scanning would be quadratic.
+	var at map[string]int
+	if len(members) > smallKV {
+		at = make(map[string]int, len(members))
+	}
+	for _, m := range members {
+		v := Value{Kind: m.kind, Bool: m.t}
+		switch m.kind {
+		case KindNumber:
+			v.Num = jsonNumber(r.bytes(m.val))
+		case KindString:
+			v.Str = string(r.bytes(m.val))
+		}
+		key := r.bytes(m.key)
+		i := -1
+		if at != nil {
+			if j, ok := at[string(key)]; ok {
+				i = j
+			}
+		} else {
+			for j := range kv {
+				if kv[j].key == string(key) {
+					i = j
+					break
+				}
+			}
+		}
+		if i >= 0 {
+			kv[i].v = v
+			continue
+		}
+		if at != nil {
+			at[string(key)] = len(kv)
+		}
+		kv = append(kv, keyValue{string(key), v})
+	}
+	if len(kv) > smallKV {
+		slices.SortFunc(kv, func(x, y keyValue) int { return strings.Compare(x.key, y.key) })
+	}
+	return kv, true
 }
 
 // jsonNumber converts a JSON number's text as json-c and Slurm do: integers

@@ -290,3 +290,26 @@ func TestBuildRejectsDuplicateNames(t *testing.T) {
 		t.Fatal("Build accepted a duplicate name")
 	}
 }
+
+// Columns with more distinct numbers than a builder interns spill to plain
+// entries part way through the build, duplicate keys included.
+func TestLeavesMatchNaiveWhenNumbersSpill(t *testing.T) {
+	g := newGen(99)
+	nodes := g.nodes(3 * maxInterned)
+	for i := range nodes {
+		mem := strconv.FormatFloat(g.r.NormFloat64()*1e6, 'g', -1, 64)
+		switch i % 5 {
+		case 0:
+			nodes[i].Extra = []byte(`{"mem":` + mem + `,"a":` + g.value() + `,"mem":` + g.value() + `}`)
+		case 1:
+			nodes[i].Extra = []byte(`{"mem":` + g.value() + `,"mem":` + mem + `}`)
+		default:
+			nodes[i].Extra = []byte(`{"a":` + g.value() + `,"mem":` + mem + `}`)
+		}
+	}
+	s, err := Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAgainstNaive(t, g, s, newNaive(ptrs(nodes)), 200)
+}

@@ -1,6 +1,6 @@
 package index
 
-import "github.com/valyala/fastjson"
+import "github.com/nodesift/sift/compiler/ast"
 
 // naive is the plain per-node reference implementation every fast path is
 // tested against: one map of parsed extra data per node and loops over ids.
@@ -11,14 +11,36 @@ type naive struct {
 }
 
 func newNaive(nodes []*Node) *naive {
-	var p fastjson.Parser
 	r := &naive{nodes: nodes, extra: make([]map[string]Value, len(nodes)), has: make([]bool, len(nodes))}
 	for id, n := range nodes {
 		if n != nil && n.Extra != nil {
-			r.extra[id], r.has[id] = parseExtra(&p, n.Extra)
+			r.extra[id], r.has[id] = oracleExtra(n.Extra)
 		}
 	}
 	return r
+}
+
+// oracleExtra types raw with ast.ParseExtra, the independent oracle of
+// Slurm's node-side JSON typing, so that the index's own reader is checked
+// against it wherever the naive reference is.
+func oracleExtra(raw []byte) (map[string]Value, bool) {
+	kv, ok := ast.ParseExtra(raw)
+	if !ok {
+		return nil, false
+	}
+	out := make(map[string]Value, len(kv))
+	for k, v := range kv {
+		out[k] = Value{Kind: kinds[v.Kind], Num: v.Num, Str: v.Str, Bool: v.Bool}
+	}
+	return out, true
+}
+
+var kinds = map[ast.Kind]Kind{
+	ast.KindMissing:  KindMissing,
+	ast.KindNumber:   KindNumber,
+	ast.KindString:   KindString,
+	ast.KindBool:     KindBool,
+	ast.KindUnusable: KindUnusable,
 }
 
 func (r *naive) words() int { return (len(r.nodes) + 63) / 64 }

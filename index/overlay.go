@@ -12,7 +12,7 @@ type ovEntry struct {
 	id  uint32
 	n   *Node
 	has bool
-	kv  map[string]Value
+	kv  extraKV
 }
 
 // overlay lists the nodes changed since a snapshot's columns were built.

@@ -94,7 +94,8 @@ func (s *Snapshot) HasExtra(id uint32) bool {
 // ExtraValue returns node id's extra value under key.
 func (s *Snapshot) ExtraValue(id uint32, key string) Value {
 	if e := s.entry(id); e != nil {
-		return e.kv[key]
+		v, _ := e.kv.get(key)
+		return v
 	}
 	c := s.b.cols[key]
 	if c == nil {
@@ -142,7 +143,12 @@ func (s *Snapshot) ExtraLeaf(key string, op Op, v *Operand, dst []uint64) {
 	k.prepare()
 	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
 		for _, e := range list {
-			setBit(dst, e.id, e.n != nil && e.kv[key].Match(op, v))
+			var match bool
+			if e.n != nil {
+				ev, _ := e.kv.get(key)
+				match = ev.Match(op, v)
+			}
+			setBit(dst, e.id, match)
 		}
 	}
 }

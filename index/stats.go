@@ -44,7 +44,8 @@ func (s *Snapshot) KeyStats(key string) KeyStats {
 			k.add(c.kind(e.id), -1)
 		}
 		if e.n != nil {
-			k.add(e.kv[key].Kind, 1)
+			v, _ := e.kv.get(key)
+			k.add(v.Kind, 1)
 		}
 	}
 	return k

@@ -6,15 +6,13 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-
-	"github.com/valyala/fastjson"
 )
 
 // Fold thresholds: an update whose snapshot has foldAt changed nodes starts a
 // background fold of them into fresh columns; a writer that finds hardCap
 // changed nodes while a fold runs waits for it, so leaf cost stays bounded.
 const (
-	foldAt  = 64
+	foldAt  = 128
 	hardCap = 4096
 )
 
@@ -29,7 +27,7 @@ var ErrDuplicateNode = errors.New("index: duplicate node")
 type Store struct {
 	mu     sync.Mutex // one writer at a time
 	cur    atomic.Pointer[Snapshot]
-	parser fastjson.Parser // guarded by mu
+	parser extraReader // guarded by mu
 	// folding is closed when the running background fold has published;
 	// nil when none runs. Guarded by mu.
 	folding chan struct{}
@@ -89,6 +87,7 @@ func (st *Store) AddNode(n Node) (*Snapshot, error) {
 	}
 	names[n.Name] = id
 	ns.names = names
+	ns.live = s.live.Clone()
 	ns.live.Add(id)
 	return st.publish(ns), nil
 }
@@ -109,6 +108,7 @@ func (st *Store) update(name string, change func(*Node) (*Node, error)) (*Snapsh
 	}
 	ns := st.next(s, st.entry(id, n))
 	if n == nil {
+		ns.live = s.live.Clone()
 		ns.live.Remove(id)
 		if _, added := s.names[name]; added {
 			names := make(map[string]uint32, len(s.names))
@@ -146,9 +146,10 @@ func (st *Store) room() *Snapshot {
 	}
 }
 
-// next returns a copy of s, one generation later, with e in the overlay.
+// next returns a copy of s, one generation later, with e in the overlay. It
+// shares s's live bitmap: a caller that changes it must clone it first.
 func (st *Store) next(s *Snapshot, e *ovEntry) *Snapshot {
-	return &Snapshot{gen: s.gen + 1, b: s.b, ov: s.ov.with(e), names: s.names, bound: s.bound, live: s.live.Clone()}
+	return &Snapshot{gen: s.gen + 1, b: s.b, ov: s.ov.with(e), names: s.names, bound: s.bound, live: s.live}
 }
 
 // publish makes ns current and starts a fold when its overlay has grown.
@@ -210,8 +211,8 @@ func fold(s *Snapshot) *base {
 			structural = true
 		}
 		if e.n != nil {
-			for k := range e.kv {
-				touched[k] = true
+			for _, m := range e.kv {
+				touched[m.key] = true
 			}
 		}
 		for k, c := range b.cols {
@@ -246,14 +247,13 @@ func fold(s *Snapshot) *base {
 			nb.cols[k] = c
 		}
 	}
-	isChanged := func(id uint32) bool { return changed[id>>6]&(1<<(id&63)) != 0 }
 	for key := range touched {
 		cb := newColBuilder(s.bound)
 		if c := b.cols[key]; c != nil {
-			c.feed(cb, isChanged)
+			c.feed(cb, changed)
 		}
 		for _, e := range changes {
-			if v, ok := e.kv[key]; ok && e.n != nil {
+			if v, ok := e.kv.get(key); ok && e.n != nil {
 				if v.Kind == KindNumber {
 					cb.addLateNum(e.id, v.Num)
 				} else {

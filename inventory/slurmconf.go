@@ -392,7 +392,7 @@ func (p *confParser) build() (*Cluster, error) {
 	}
 	// slurmctld sorts its node table by name (strnatcmp) unless a topology
 	// plugin ranks the nodes; node ids follow that order.
-	sort.SliceStable(c.Nodes, func(i, j int) bool { return natCompare(c.Nodes[i].Name, c.Nodes[j].Name) < 0 })
+	sort.SliceStable(c.Nodes, func(i, j int) bool { return hostlist.NaturalCompare(c.Nodes[i].Name, c.Nodes[j].Name) < 0 })
 	pos := make(map[string]int, len(c.Nodes))
 	for i := range c.Nodes {
 		c.Nodes[i].Rank = uint32(i)

@@ -74,11 +74,7 @@ func newInventoryShowCmd() *cobra.Command {
 			if output != "text" && output != "json" {
 				return invalidInput(fmt.Errorf("unknown --output %q, expected text|json", output))
 			}
-			spec, err := nodes.parse()
-			if err != nil {
-				return err
-			}
-			c, err := nodes.load(cmd, spec)
+			c, err := nodes.cluster(cmd)
 			if err != nil {
 				return err
 			}
@@ -160,11 +156,7 @@ one node a line, fields in a fixed order, so converting the output again gives t
 			if to != "sift-json" {
 				return invalidInput(fmt.Errorf("unknown --to %q, expected sift-json", to))
 			}
-			spec, err := nodes.parse()
-			if err != nil {
-				return err
-			}
-			c, err := nodes.load(cmd, spec)
+			c, err := nodes.cluster(cmd)
 			if err != nil {
 				return err
 			}

@@ -48,3 +48,12 @@ func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.C
 	}
 	return c, err
 }
+
+// cluster parses the flags and reads the inventory.
+func (f *nodesFlags) cluster(cmd *cobra.Command) (*inventory.Cluster, error) {
+	spec, err := f.parse()
+	if err != nil {
+		return nil, err
+	}
+	return f.load(cmd, spec)
+}

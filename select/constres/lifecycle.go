@@ -10,25 +10,6 @@ import (
 	"github.com/nodesift/sift/select/job"
 )
 
-// ErrNoJob is returned for a job id the plugin does not hold.
-var ErrNoJob = errors.New("no such job")
-
-// LifecycleError is a lifecycle call that would break the plugin's
-// accounting, such as allocating a core twice.
-type LifecycleError struct {
-	Op  string
-	Job uint32
-	Err error
-}
-
-// Error names the call, the job and the problem.
-func (e *LifecycleError) Error() string {
-	return fmt.Sprintf("cons_tres: %s job %d: %v", e.Op, e.Job, e.Err)
-}
-
-// Unwrap returns the problem.
-func (e *LifecycleError) Unwrap() error { return e.Err }
-
 func nodesOf(ids []uint32) *roaring.Bitmap { return roaring.BitmapOf(ids...) }
 
 // coreBits marks rec's cores in a core bitset.
@@ -221,7 +202,7 @@ func (p *Plugin) splitGPUs(st *state, id uint32, typ string, n int) ([]int, bool
 // cores, memory and GPUs as a lists them. It refuses, changing nothing, a
 // job id already held or resources already taken.
 func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
-	fail := func(err error) error { return &LifecycleError{"begin", r.ID, err} }
+	fail := func(err error) error { return lifecycleError("begin", r.ID, err) }
 	if _, dup := p.st.jobs[r.ID]; dup {
 		return fail(errors.New("already running"))
 	}
@@ -236,7 +217,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	for _, v := range a.Preempted {
 		j, ok := exp.jobs[v]
 		if !ok {
-			return fail(fmt.Errorf("preempted job %d: %w", v, ErrNoJob))
+			return fail(fmt.Errorf("preempted job %d: %w", v, job.ErrNoJob))
 		}
 		if p.cfg.PreemptMode == job.Suspend {
 			p.removeJob(exp, j, false)
@@ -330,7 +311,7 @@ func (p *Plugin) sharesElsewhere(st *state, id uint32, part string) bool {
 func (p *Plugin) Fini(id uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"fini", id, ErrNoJob}
+		return lifecycleError("fini", id, job.ErrNoJob)
 	}
 	p.removeJob(p.st, j, true)
 	return nil
@@ -341,10 +322,10 @@ func (p *Plugin) Fini(id uint32) error {
 func (p *Plugin) Suspend(id uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"suspend", id, ErrNoJob}
+		return lifecycleError("suspend", id, job.ErrNoJob)
 	}
 	if j.suspended {
-		return &LifecycleError{"suspend", id, errors.New("already suspended")}
+		return lifecycleError("suspend", id, errors.New("already suspended"))
 	}
 	p.removeJob(p.st, j, false)
 	j.suspended = true
@@ -356,22 +337,22 @@ func (p *Plugin) Suspend(id uint32) error {
 func (p *Plugin) Resume(id uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"resume", id, ErrNoJob}
+		return lifecycleError("resume", id, job.ErrNoJob)
 	}
 	if !j.suspended {
-		return &LifecycleError{"resume", id, errors.New("not suspended")}
+		return lifecycleError("resume", id, errors.New("not suspended"))
 	}
 	s := bits.New(p.cl.N)
 	for _, n := range j.nodes {
 		s.Add(n)
 	}
 	if !p.verifyShare(p.st, j.nodeReq, j.partition, s) {
-		return &LifecycleError{"resume", id, errors.New("its nodes are in use")}
+		return lifecycleError("resume", id, errors.New("its nodes are in use"))
 	}
 	j.suspended = false
 	if err := p.place(p.st, j, false); err != nil {
 		j.suspended = true
-		return &LifecycleError{"resume", id, err}
+		return lifecycleError("resume", id, err)
 	}
 	for _, n := range j.nodes {
 		p.chargeNode(p.st, j, n, 1)
@@ -385,10 +366,10 @@ func (p *Plugin) Expand(from, to uint32) error {
 	f, ok1 := p.st.jobs[from]
 	t, ok2 := p.st.jobs[to]
 	if !ok1 || !ok2 || from == to {
-		return &LifecycleError{"expand", to, ErrNoJob}
+		return lifecycleError("expand", to, job.ErrNoJob)
 	}
 	if f.suspended || t.suspended {
-		return &LifecycleError{"expand", to, errors.New("cannot expand a suspended job")}
+		return lifecycleError("expand", to, errors.New("cannot expand a suspended job"))
 	}
 	exp := p.st.dup()
 	p.removeJob(exp, f, true)
@@ -421,10 +402,10 @@ func (p *Plugin) Expand(from, to uint32) error {
 		ns.Add(id)
 	}
 	if !p.verifyShare(exp, m.nodeReq, m.partition, ns) {
-		return &LifecycleError{"expand", to, errors.New("a node's other jobs do not allow the merged job's sharing mode")}
+		return lifecycleError("expand", to, errors.New("a node's other jobs do not allow the merged job's sharing mode"))
 	}
 	if err := p.addJob(exp, m, false); err != nil {
-		return &LifecycleError{"expand", to, err}
+		return lifecycleError("expand", to, err)
 	}
 	p.st = exp
 	return nil
@@ -455,14 +436,14 @@ func sortRecord(m *record) {
 func (p *Plugin) Resize(id, node uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"resize", id, ErrNoJob}
+		return lifecycleError("resize", id, job.ErrNoJob)
 	}
 	i, found := slices.BinarySearch(j.nodes, node)
 	if !found {
-		return &LifecycleError{"resize", id, fmt.Errorf("node %d is not in the job", node)}
+		return lifecycleError("resize", id, fmt.Errorf("node %d is not in the job", node))
 	}
 	if len(j.nodes) == 1 {
-		return &LifecycleError{"resize", id, errors.New("cannot remove the last node; use fini")}
+		return lifecycleError("resize", id, errors.New("cannot remove the last node; use fini"))
 	}
 	exp := p.st.dup()
 	p.removeJob(exp, j, true)
@@ -473,7 +454,7 @@ func (p *Plugin) Resize(id, node uint32) error {
 	n.mem = slices.Delete(slices.Clone(j.mem), i, i+1)
 	n.gpus = slices.Delete(slices.Clone(j.gpus), i, i+1)
 	if err := p.addJob(exp, &n, false); err != nil {
-		return &LifecycleError{"resize", id, err}
+		return lifecycleError("resize", id, err)
 	}
 	p.st = exp
 	return nil
@@ -503,4 +484,9 @@ func (p *Plugin) Jobs() []uint32 {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// lifecycleError reports a refused lifecycle call of this plugin.
+func lifecycleError(op string, id uint32, err error) error {
+	return &job.LifecycleError{Plugin: "cons_tres", Op: op, Job: id, Err: err}
 }

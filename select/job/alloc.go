@@ -78,3 +78,23 @@ const (
 	// Suspend frees the victim's CPUs but keeps its memory.
 	Suspend
 )
+
+// ErrNoJob is returned for a job id a plugin does not hold.
+var ErrNoJob = errors.New("no such job")
+
+// LifecycleError is a lifecycle call that would break a plugin's
+// accounting, such as allocating a node or core twice; it changed nothing.
+type LifecycleError struct {
+	Plugin string // linear or cons_tres
+	Op     string // begin, fini, suspend, resume, expand or resize
+	Job    uint32
+	Err    error
+}
+
+// Error names the plugin, the call, the job and the problem.
+func (e *LifecycleError) Error() string {
+	return fmt.Sprintf("%s: %s job %d: %v", e.Plugin, e.Op, e.Job, e.Err)
+}
+
+// Unwrap returns the problem.
+func (e *LifecycleError) Unwrap() error { return e.Err }

@@ -10,30 +10,11 @@ import (
 	"github.com/nodesift/sift/select/job"
 )
 
-// ErrNoJob is returned for a job id the plugin does not hold.
-var ErrNoJob = errors.New("no such job")
-
-// LifecycleError is a lifecycle call that would break the plugin's
-// accounting, such as allocating a node twice.
-type LifecycleError struct {
-	Op  string
-	Job uint32
-	Err error
-}
-
-// Error names the call, the job and the problem.
-func (e *LifecycleError) Error() string {
-	return fmt.Sprintf("linear: %s job %d: %v", e.Op, e.Job, e.Err)
-}
-
-// Unwrap returns the problem.
-func (e *LifecycleError) Unwrap() error { return e.Err }
-
 // Begin implements job.Plugin: it preempts a.Preempted, then charges r to
 // a's nodes. It refuses, changing nothing, a job id already held or nodes
 // that cannot take the job now.
 func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
-	fail := func(err error) error { return &LifecycleError{"begin", r.ID, err} }
+	fail := func(err error) error { return lifecycleError("begin", r.ID, err) }
 	if _, dup := p.st.jobs[r.ID]; dup {
 		return fail(errors.New("already running"))
 	}
@@ -47,7 +28,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	for _, v := range a.Preempted {
 		j, ok := exp.jobs[v]
 		if !ok {
-			return fail(fmt.Errorf("preempted job %d: %w", v, ErrNoJob))
+			return fail(fmt.Errorf("preempted job %d: %w", v, job.ErrNoJob))
 		}
 		exp.remove(j, p.cfg.PreemptMode != job.Suspend)
 		if p.cfg.PreemptMode == job.Suspend {
@@ -85,7 +66,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 func (p *Plugin) Fini(id uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"fini", id, ErrNoJob}
+		return lifecycleError("fini", id, job.ErrNoJob)
 	}
 	p.st.remove(j, true)
 	return nil
@@ -96,10 +77,10 @@ func (p *Plugin) Fini(id uint32) error {
 func (p *Plugin) Suspend(id uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"suspend", id, ErrNoJob}
+		return lifecycleError("suspend", id, job.ErrNoJob)
 	}
 	if j.suspended {
-		return &LifecycleError{"suspend", id, errors.New("already suspended")}
+		return lifecycleError("suspend", id, errors.New("already suspended"))
 	}
 	p.st.remove(j, false)
 	j.suspended = true
@@ -110,14 +91,14 @@ func (p *Plugin) Suspend(id uint32) error {
 func (p *Plugin) Resume(id uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"resume", id, ErrNoJob}
+		return lifecycleError("resume", id, job.ErrNoJob)
 	}
 	if !j.suspended {
-		return &LifecycleError{"resume", id, errors.New("not suspended")}
+		return lifecycleError("resume", id, errors.New("not suspended"))
 	}
 	for _, n := range j.nodes {
 		if p.st.excl[n] != 0 || (j.exclusive && p.st.run[n] != 0) {
-			return &LifecycleError{"resume", id, fmt.Errorf("node %d is in use", n)}
+			return lifecycleError("resume", id, fmt.Errorf("node %d is in use", n))
 		}
 	}
 	for _, n := range j.nodes {
@@ -137,10 +118,10 @@ func (p *Plugin) Expand(from, to uint32) error {
 	f, ok1 := p.st.jobs[from]
 	t, ok2 := p.st.jobs[to]
 	if !ok1 || !ok2 || from == to {
-		return &LifecycleError{"expand", to, ErrNoJob}
+		return lifecycleError("expand", to, job.ErrNoJob)
 	}
 	if f.suspended || t.suspended {
-		return &LifecycleError{"expand", to, errors.New("cannot expand a suspended job")}
+		return lifecycleError("expand", to, errors.New("cannot expand a suspended job"))
 	}
 	exp := p.st.dup()
 	exp.remove(f, true)
@@ -165,7 +146,7 @@ func (p *Plugin) Expand(from, to uint32) error {
 		m.totalCPUs += p.cl.CPUs[n]
 		if m.exclusive && exp.run[n] > 0 {
 			// The exclusive job would share a node that job from shared.
-			return &LifecycleError{"expand", to, fmt.Errorf("node %d runs other jobs", n)}
+			return lifecycleError("expand", to, fmt.Errorf("node %d runs other jobs", n))
 		}
 	}
 	exp.add(m)
@@ -177,14 +158,14 @@ func (p *Plugin) Expand(from, to uint32) error {
 func (p *Plugin) Resize(id, node uint32) error {
 	j, ok := p.st.jobs[id]
 	if !ok {
-		return &LifecycleError{"resize", id, ErrNoJob}
+		return lifecycleError("resize", id, job.ErrNoJob)
 	}
 	i, found := slices.BinarySearch(j.nodes, node)
 	if !found {
-		return &LifecycleError{"resize", id, fmt.Errorf("node %d is not in the job", node)}
+		return lifecycleError("resize", id, fmt.Errorf("node %d is not in the job", node))
 	}
 	if len(j.nodes) == 1 {
-		return &LifecycleError{"resize", id, errors.New("cannot remove the last node; use fini")}
+		return lifecycleError("resize", id, errors.New("cannot remove the last node; use fini"))
 	}
 	p.st.remove(j, true)
 	n := j.clone()
@@ -219,4 +200,9 @@ func (p *Plugin) Jobs() []uint32 {
 	}
 	slices.Sort(ids)
 	return ids
+}
+
+// lifecycleError reports a refused lifecycle call of this plugin.
+func lifecycleError(op string, id uint32, err error) error {
+	return &job.LifecycleError{Plugin: "linear", Op: op, Job: id, Err: err}
 }

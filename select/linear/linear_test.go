@@ -251,7 +251,7 @@ func TestLifecycleRestoresState(t *testing.T) {
 	if !slices.Equal(before.mem, p.st.mem) || !slices.Equal(before.run, p.st.run) || !slices.Equal(before.tot, p.st.tot) || !slices.Equal(before.excl, p.st.excl) {
 		t.Fatal("fini did not restore the state")
 	}
-	if err := p.Fini(1); !errors.Is(err, ErrNoJob) {
+	if err := p.Fini(1); !errors.Is(err, job.ErrNoJob) {
 		t.Fatalf("double fini: %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"github.com/nodesift/sift/index"
 )
 
 // g5kNode is the part of a Grid'5000 reference node description the
@@ -52,7 +54,7 @@ type g5kNode struct {
 // data/grid5000/sites/<site>/clusters/<cluster>/nodes/<node>.json) and returns
 // one node per node file, ordered by site, cluster and file name, renamed
 // g5k0001, g5k0002, ...
-func Grid5000(r io.Reader) ([]Node, error) {
+func Grid5000(r io.Reader) ([]index.Node, error) {
 	zr, err := gzip.NewReader(r)
 	if err != nil {
 		return nil, fmt.Errorf("grid5000: %w", err)
@@ -92,14 +94,14 @@ func Grid5000(r io.Reader) ([]Node, error) {
 		}
 		return a.file < b.file
 	})
-	nodes := make([]Node, 0, len(entries))
+	nodes := make([]index.Node, 0, len(entries))
 	for i, e := range entries {
-		nodes = append(nodes, g5kToNode(fmt.Sprintf("g5k%04d", i+1), e.site, e.cluster, &e.n))
+		nodes = append(nodes, g5kToNode(fmt.Sprintf("g5k%04d", i+1), i, e.site, e.cluster, &e.n))
 	}
 	return nodes, nil
 }
 
-func g5kToNode(name, site, cluster string, n *g5kNode) Node {
+func g5kToNode(name string, rank int, site, cluster string, n *g5kNode) index.Node {
 	gpus, gpuModel, gpuMem := 0, "none", 0.0
 	for _, g := range n.GPUs {
 		gpus++
@@ -161,12 +163,12 @@ func g5kToNode(name, site, cluster string, n *g5kNode) Node {
 	if n.Architecture.Cores > 0 {
 		tpc = n.Architecture.Threads / n.Architecture.Cores
 	}
-	var gres []string
+	var gres []index.Gres
 	if gpus > 0 {
-		gres = []string{fmt.Sprintf("gpu:%s:%d", strings.ReplaceAll(strings.ToLower(gpuModel), " ", "_"), gpus)}
+		gres = []index.Gres{{Name: "gpu", Type: strings.ReplaceAll(strings.ToLower(gpuModel), " ", "_"), Count: uint64(gpus)}}
 	}
-	return Node{
-		Name: name, Extra: extra, Features: features,
+	return index.Node{
+		Name: name, Rank: uint32(rank), Extra: extraJSON(extra), Features: features,
 		CPUs: n.Architecture.Threads, Sockets: n.Architecture.Procs, CoresPerSocket: cps, ThreadsPerCore: tpc,
 		MemoryMB: n.MainMemory.RAM >> 20, Gres: gres, Partitions: []string{site},
 	}

@@ -1,8 +1,3 @@
-// Command convert-inventory writes the benchmark's real-cluster node files
-// (bench/testdata/cirrus.json and bench/testdata/grid5000.json) from the
-// project's shared cluster data. Run it from the bench directory:
-//
-//	go run ./internal/cmd/convert-inventory -src ../../shared/data/clusters -out testdata
 package main
 
 import (
@@ -25,15 +20,16 @@ func main() {
 }
 
 func convertAll(src, out string) error {
-	conf, err := os.ReadFile(filepath.Join(src, "epcc-cirrus-slurm.conf"))
+	confPath := filepath.Join(src, "epcc-cirrus-slurm.conf")
+	conf, err := os.ReadFile(confPath)
 	if err != nil {
 		return err
 	}
-	cirrus, err := convert.SlurmConf(conf)
+	cirrus, err := convert.SlurmConf(confPath, conf)
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(out, "cirrus.json"), convert.WriteNodeFile(cirrus), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(out, "cirrus.json"), convert.NodeFile(cirrus), 0o644); err != nil {
 		return err
 	}
 	f, err := os.Open(filepath.Join(src, "grid5000-reference-nodes.tar.gz"))
@@ -45,5 +41,5 @@ func convertAll(src, out string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(out, "grid5000.json"), convert.WriteNodeFile(g5k), 0o644)
+	return os.WriteFile(filepath.Join(out, "grid5000.json"), convert.NodeFile(g5k), 0o644)
 }

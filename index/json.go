@@ -1,0 +1,403 @@
+package index
+
+import "unicode/utf8"
+
+// maxDepth is json-c's default nesting limit, which Slurm keeps: a value may
+// sit inside at most maxDepth-1 arrays and objects, or the document is
+// rejected and the node has no extra data.
+const maxDepth = 32
+
+// member is one top-level member of a node's extra JSON, as spans of the
+// input (or of the reader's decoded bytes, for strings with escapes): no
+// pointers, so recording members costs no write barriers.
+type member struct {
+	key  textSpan
+	val  textSpan // a string's decoded bytes or a number's text
+	kind Kind
+	t    bool
+}
+
+// textSpan is s[lo:hi] of the input, or of the decoded bytes when dec is set.
+type textSpan struct {
+	lo, hi int
+	dec    bool
+}
+
+// extraReader reads node extra JSON in one strict pass: it accepts exactly
+// the RFC 8259 documents (as fastjson.Validate decides: raw bytes are not
+// checked for UTF-8) nested less than maxDepth deep, and decodes escapes as
+// json-c does, cutting keys and strings at a decoded NUL. Reused across
+// documents; not safe for concurrent use.
+type extraReader struct {
+	s       []byte
+	i       int
+	members []member
+	dec     []byte
+}
+
+// bytes returns the text of sp; valid until the next read.
+func (r *extraReader) bytes(sp textSpan) []byte {
+	if sp.dec {
+		return r.dec[sp.lo:sp.hi]
+	}
+	return r.s[sp.lo:sp.hi]
+}
+
+// read parses raw and returns its top-level members in document order (a
+// later duplicate key wins). ok is false when raw is not accepted; a
+// document whose top level is not an object gives ok and no members. The
+// members' spans resolve through bytes until the next read.
+func (r *extraReader) read(raw []byte) (members []member, ok bool) {
+	r.s, r.i, r.members, r.dec = raw, 0, r.members[:0], r.dec[:0]
+	r.space()
+	if r.i < len(r.s) && r.s[r.i] == '{' {
+		ok = r.object()
+	} else {
+		ok = r.skip(0)
+	}
+	r.space()
+	if !ok || r.i != len(r.s) {
+		return nil, false
+	}
+	return r.members, true
+}
+
+func (r *extraReader) space() {
+	for r.i < len(r.s) {
+		switch r.s[r.i] {
+		case ' ', '\t', '\n', '\r':
+			r.i++
+		default:
+			return
+		}
+	}
+}
+
+// object reads the top-level object, recording its members.
+func (r *extraReader) object() bool {
+	r.i++
+	r.space()
+	if r.i < len(r.s) && r.s[r.i] == '}' {
+		r.i++
+		return true
+	}
+	for {
+		r.space()
+		if r.i >= len(r.s) || r.s[r.i] != '"' {
+			return false
+		}
+		key, ok := r.str()
+		if !ok {
+			return false
+		}
+		r.space()
+		if r.i >= len(r.s) || r.s[r.i] != ':' {
+			return false
+		}
+		r.i++
+		r.space()
+		if r.i >= len(r.s) {
+			return false
+		}
+		m := member{key: key}
+		switch c := r.s[r.i]; {
+		case c == '"':
+			if m.val, ok = r.str(); !ok {
+				return false
+			}
+			m.kind = KindString
+		case c == '-' || c >= '0' && c <= '9':
+			start := r.i
+			if !r.number() {
+				return false
+			}
+			m.kind, m.val = KindNumber, textSpan{lo: start, hi: r.i}
+		case c == 't' || c == 'f':
+			if !r.skip(1) {
+				return false
+			}
+			m.kind, m.t = KindBool, c == 't'
+		default:
+			if !r.skip(1) {
+				return false
+			}
+			m.kind = KindUnusable
+		}
+		r.members = append(r.members, m)
+		r.space()
+		if r.i >= len(r.s) {
+			return false
+		}
+		switch r.s[r.i] {
+		case ',':
+			r.i++
+		case '}':
+			r.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// skip checks one value that sits inside depth containers.
+func (r *extraReader) skip(depth int) bool {
+	if depth >= maxDepth || r.i >= len(r.s) {
+		return false
+	}
+	switch c := r.s[r.i]; c {
+	case '"':
+		return r.skipStr()
+	case '{', '[':
+		return r.container(depth)
+	case 't':
+		return r.literal("true")
+	case 'f':
+		return r.literal("false")
+	case 'n':
+		return r.literal("null")
+	}
+	return r.number()
+}
+
+func (r *extraReader) literal(word string) bool {
+	if len(r.s)-r.i < len(word) || string(r.s[r.i:r.i+len(word)]) != word {
+		return false
+	}
+	r.i += len(word)
+	return true
+}
+
+// container checks an array or object at depth; its members sit at depth+1.
+func (r *extraReader) container(depth int) bool {
+	isObject := r.s[r.i] == '{'
+	end := byte(']')
+	if isObject {
+		end = '}'
+	}
+	r.i++
+	r.space()
+	if r.i < len(r.s) && r.s[r.i] == end {
+		r.i++
+		return true
+	}
+	for {
+		r.space()
+		if isObject {
+			if r.i >= len(r.s) || r.s[r.i] != '"' || !r.skipStr() {
+				return false
+			}
+			r.space()
+			if r.i >= len(r.s) || r.s[r.i] != ':' {
+				return false
+			}
+			r.i++
+			r.space()
+		}
+		if !r.skip(depth + 1) {
+			return false
+		}
+		r.space()
+		if r.i >= len(r.s) {
+			return false
+		}
+		switch r.s[r.i] {
+		case ',':
+			r.i++
+		case end:
+			r.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// number checks a number token: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (r *extraReader) number() bool {
+	if r.i < len(r.s) && r.s[r.i] == '-' {
+		r.i++
+	}
+	start := r.i
+	r.digits()
+	switch n := r.i - start; {
+	case n == 0:
+		return false
+	case n > 1 && r.s[start] == '0':
+		return false
+	}
+	if r.i < len(r.s) && r.s[r.i] == '.' {
+		r.i++
+		if r.digits() == 0 {
+			return false
+		}
+	}
+	if r.i < len(r.s) && (r.s[r.i] == 'e' || r.s[r.i] == 'E') {
+		r.i++
+		if r.i < len(r.s) && (r.s[r.i] == '+' || r.s[r.i] == '-') {
+			r.i++
+		}
+		if r.digits() == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (r *extraReader) digits() int {
+	start := r.i
+	for r.i < len(r.s) && r.s[r.i] >= '0' && r.s[r.i] <= '9' {
+		r.i++
+	}
+	return r.i - start
+}
+
+// strPlain marks the bytes a string token may hold without a closer look.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// rawStr finds the end of the string token at r.i, checking its bytes and
+// escapes; it reports whether the token has escapes. r.i is left after the
+// closing quote. A raw control character rejects the string only when no
+// escape follows it: fastjson.Validate, which ast.ParseExtra follows, checks
+// just the text after the last escape.
+func (r *extraReader) rawStr() (body textSpan, escaped, ok bool) {
+	r.i++
+	start := r.i
+	control := false // a control character since the last escape
+	for {
+		for r.i < len(r.s) && strPlain[r.s[r.i]] {
+			r.i++
+		}
+		if r.i >= len(r.s) {
+			return textSpan{}, false, false
+		}
+		switch r.s[r.i] {
+		case '"':
+			r.i++
+			return textSpan{lo: start, hi: r.i - 1}, escaped, !control
+		case '\\':
+			escaped, control = true, false
+			if r.i+1 >= len(r.s) {
+				return textSpan{}, false, false
+			}
+			switch r.s[r.i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				r.i += 2
+			case 'u':
+				if _, ok := hex4(r.s[r.i+2:]); !ok {
+					return textSpan{}, false, false
+				}
+				r.i += 6
+			default:
+				return textSpan{}, false, false
+			}
+		default: // a control character
+			control = true
+			r.i++
+		}
+	}
+}
+
+func (r *extraReader) skipStr() bool {
+	_, _, ok := r.rawStr()
+	return ok
+}
+
+// str reads a string token and decodes it; without escapes the result is
+// a span of the input.
+func (r *extraReader) str() (textSpan, bool) {
+	body, escaped, ok := r.rawStr()
+	if !ok || !escaped {
+		return body, ok
+	}
+	lo := len(r.dec)
+	r.dec = decodeEscapes(r.dec, r.s[body.lo:body.hi])
+	return textSpan{lo: lo, hi: lo + len(cBytes(r.dec[lo:])), dec: true}, true
+}
+
+// hex4 reads four hex digits.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var u rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			u = u<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			u = u<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			u = u<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return u, true
+}
+
+// decodeEscapes appends a checked string body to b, decoded as json-c does:
+// a high surrogate not followed by a \u low surrogate, and a lone low
+// surrogate, each become U+FFFD; raw bytes are kept as they are.
+func decodeEscapes(b, body []byte) []byte {
+	high := rune(0) // a pending high surrogate
+	flush := func() {
+		if high != 0 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+			high = 0
+		}
+	}
+	for i := 0; i < len(body); {
+		c := body[i]
+		switch {
+		case c == '\\' && body[i+1] == 'u':
+			u, _ := hex4(body[i+2:])
+			i += 6
+			switch {
+			case high != 0 && u >= 0xDC00 && u <= 0xDFFF:
+				b = utf8.AppendRune(b, 0x10000+(high-0xD800)<<10+(u-0xDC00))
+				high = 0
+			case u >= 0xD800 && u <= 0xDBFF:
+				flush()
+				high = u
+			case u >= 0xDC00 && u <= 0xDFFF:
+				flush()
+				b = utf8.AppendRune(b, utf8.RuneError)
+			default:
+				flush()
+				b = utf8.AppendRune(b, u)
+			}
+		case c == '\\':
+			flush()
+			b = append(b, unescapeByte(body[i+1]))
+			i += 2
+		default:
+			flush()
+			b = append(b, c)
+			i++
+		}
+	}
+	flush()
+	return b
+}
+
+func unescapeByte(c byte) byte {
+	switch c {
+	case 'b':
+		return '\b'
+	case 'f':
+		return '\f'
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	}
+	return c // '"', '\\' and '/'
+}
