@@ -37,7 +37,8 @@ type codegen struct {
 	labels []vm.Label
 }
 
-// size counts the instructions and extra leaves codegen emits for n.
+// size bounds the instructions and extra leaves codegen emits for n (pairs
+// of operands emit fewer).
 func size(n ast.Node) (instrs, extras int) {
 	switch n := n.(type) {
 	case *ast.And:
@@ -66,6 +67,11 @@ func sizeList(xs []ast.Node) (instrs, extras int) {
 }
 
 var cmpOps = [...]index.Op{ast.OpEq: index.Eq, ast.OpNe: index.Ne, ast.OpLt: index.Lt, ast.OpLe: index.Le, ast.OpGt: index.Gt, ast.OpGe: index.Ge}
+
+func isNot(n ast.Node) bool {
+	_, ok := n.(*ast.Not)
+	return ok
+}
 
 func (g *codegen) node(n ast.Node) error {
 	switch n := n.(type) {
@@ -125,15 +131,35 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 		}
 	}
 	base := len(g.labels)
-	for i, x := range xs {
-		if i > 0 {
-			if isAnd {
-				g.labels = append(g.labels, g.b.JumpIfEmpty())
-			} else {
-				g.labels = append(g.labels, g.b.JumpIfFull())
-			}
+	if err := g.node(xs[0]); err != nil {
+		return err
+	}
+	for i := 1; i < len(xs); i++ {
+		if isAnd {
+			g.labels = append(g.labels, g.b.JumpIfEmpty())
+		} else {
+			g.labels = append(g.labels, g.b.JumpIfFull())
 		}
-		if not, ok := x.(*ast.Not); ok && isAnd && i > 0 {
+		x := xs[i]
+		if i+1 < len(xs) && (!isAnd || (!isNot(x) && !isNot(xs[i+1]))) {
+			// Two operands, one pass: and2/or2 cost little more than one
+			// and/or, at the price of a short-circuit test skipped between
+			// the two.
+			if err := g.node(x); err != nil {
+				return err
+			}
+			if err := g.node(xs[i+1]); err != nil {
+				return err
+			}
+			if isAnd {
+				g.b.And2()
+			} else {
+				g.b.Or2()
+			}
+			i++
+			continue
+		}
+		if not, ok := x.(*ast.Not); ok && isAnd {
 			// x ⊆ live, so x ∩ (live ∖ y) = x ∖ y: one pass, not two.
 			if err := g.node(not.X); err != nil {
 				return err
@@ -144,12 +170,10 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 		if err := g.node(x); err != nil {
 			return err
 		}
-		if i > 0 {
-			if isAnd {
-				g.b.And()
-			} else {
-				g.b.Or()
-			}
+		if isAnd {
+			g.b.And()
+		} else {
+			g.b.Or()
 		}
 	}
 	for _, l := range g.labels[base:] {

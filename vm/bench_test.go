@@ -57,3 +57,35 @@ func BenchmarkMatchNode(b *testing.B) {
 		id = (id + 1) % s.IDBound()
 	}
 }
+
+// BenchmarkMachineRunClustered leads an and with a selective clustered
+// operand (the first 1000 ranks), as a rack or a host range is: the ands
+// after it run inside its window instead of over every word.
+func BenchmarkMachineRunClustered(b *testing.B) {
+	for _, n := range []int{10000, 100000, 1000000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			s, err := index.Build(randNodes(rand.New(rand.NewPCG(1, uint64(n))), n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			e := &expr{op: "and", kids: []*expr{
+				{op: "ranks", ranks: []index.RankRange{{Lo: 0, Hi: 999}}},
+				{op: "extra", leaf: ExtraLeaf{Key: "a", Op: index.Ge, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
+				{op: "prop", name: "gpu"},
+				{op: "not", kids: []*expr{{op: "prop", name: "big"}}},
+			}}
+			p := e.program(b)
+			m := NewMachine()
+			got := m.Run(p, s)
+			for id := range s.IDBound() {
+				if got.Contains(id) != e.eval(s, id) {
+					b.Fatalf("node %d: Run says %v", id, got.Contains(id))
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Run(p, s)
+			}
+		})
+	}
+}

@@ -14,9 +14,34 @@ import (
 // the next run. A Machine is not safe for concurrent use; Run takes one from
 // a pool.
 type Machine struct {
-	stack  [][]uint64
-	live   []uint64
-	liveOf *index.Snapshot
+	stack [][]uint64
+	// win[i] bounds the non-zero words of stack[i] (see window).
+	win     []window
+	live    []uint64
+	liveWin window
+	liveOf  *index.Snapshot
+}
+
+// window is the range of words [lo, hi) holding every member of a set: the
+// set's words outside it are zero, and those at lo and hi-1 are not (an
+// empty set has the zero window). Set algebra runs inside windows only, so a
+// selective operand (a rack, a range of names: clustered ids) makes every
+// later and over a large cluster cost a few words instead of all of them.
+type window struct{ lo, hi int }
+
+// tight returns the window of w[lo:hi], given that w is zero outside it.
+// It reads only the zero words at either end and the first non-zero ones.
+func tight(w []uint64, lo, hi int) window {
+	for lo < hi && w[lo] == 0 {
+		lo++
+	}
+	if lo == hi {
+		return window{}
+	}
+	for w[hi-1] == 0 {
+		hi--
+	}
+	return window{lo, hi}
 }
 
 // NewMachine returns a Machine with no scratch yet.
@@ -65,6 +90,7 @@ func (m *Machine) Explain(p *Program, s *index.Snapshot) ([]Step, *roaring.Bitma
 func (m *Machine) prepare(p *Program, words int) {
 	for len(m.stack) < p.depth {
 		m.stack = append(m.stack, nil)
+		m.win = append(m.win, window{})
 	}
 	for i := 0; i < p.depth; i++ {
 		if cap(m.stack[i]) < words {
@@ -86,19 +112,22 @@ func (m *Machine) liveWords(s *index.Snapshot, words int) []uint64 {
 	m.live = m.live[:words]
 	clear(m.live)
 	s.Live().WriteDenseTo(m.live)
+	m.liveWin = tight(m.live, 0, words)
 	m.liveOf = s
 	return m.live
 }
 
-// exec runs p and returns the top of the stack (scratch words owned by m),
-// or nil for a program with no instructions. When steps is not nil it
-// records every instruction executed.
+// exec runs p and returns the top of the stack (scratch words owned by m,
+// cut after the last non-zero word), or nil for a program with no
+// instructions. When steps is not nil it records every instruction
+// executed.
 func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 	if len(p.code) == 0 {
 		return nil
 	}
 	words := s.Words()
 	m.prepare(p, words)
+	st, win := m.stack, m.win
 	sp := -1
 	var start time.Time
 	for pc := 0; pc < len(p.code); pc++ {
@@ -109,48 +138,109 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 		switch in.Op {
 		case OpFalse:
 			sp++
-			clear(m.stack[sp])
+			clear(st[sp])
+			win[sp] = window{}
 		case OpTrue:
 			sp++
-			copy(m.stack[sp], m.liveWords(s, words))
+			copy(st[sp], m.liveWords(s, words))
+			win[sp] = m.liveWin
 		case OpExtra:
 			sp++
 			l := &p.extras[in.A]
-			s.ExtraLeaf(l.Key, l.Op, &l.Operand, m.stack[sp])
+			s.ExtraLeaf(l.Key, l.Op, &l.Operand, st[sp])
+			win[sp] = tight(st[sp], 0, words)
 		case OpProperty:
 			sp++
-			s.PropertyLeaf(p.props[in.A], m.stack[sp])
+			s.PropertyLeaf(p.props[in.A], st[sp])
+			win[sp] = tight(st[sp], 0, words)
 		case OpRanks:
 			sp++
-			s.RankLeaf(p.rankSets[in.A], m.stack[sp])
+			s.RankLeaf(p.rankSets[in.A], st[sp])
+			win[sp] = tight(st[sp], 0, words)
 		case OpHosts:
 			sp++
-			s.HostLeaf(p.hostSets[in.A].Queries, m.stack[sp])
+			s.HostLeaf(p.hostSets[in.A].Queries, st[sp])
+			win[sp] = tight(st[sp], 0, words)
 		case OpAnd:
-			andWords(m.stack[sp-1], m.stack[sp])
 			sp--
+			w := narrow(st[sp], win[sp], win[sp+1])
+			if w.lo < w.hi {
+				andWords(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
+				w = tight(st[sp], w.lo, w.hi)
+			}
+			win[sp] = w
+		case OpAnd2:
+			sp -= 2
+			w := narrow(st[sp], win[sp], intersect(win[sp+1], win[sp+2]))
+			if w.lo < w.hi {
+				and2Words(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi], st[sp+2][w.lo:w.hi])
+				w = tight(st[sp], w.lo, w.hi)
+			}
+			win[sp] = w
 		case OpOr:
-			orWords(m.stack[sp-1], m.stack[sp])
 			sp--
+			w := hull(win[sp], win[sp+1])
+			orWords(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
+			win[sp] = w
+		case OpOr2:
+			sp -= 2
+			w := hull(win[sp], hull(win[sp+1], win[sp+2]))
+			or2Words(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi], st[sp+2][w.lo:w.hi])
+			win[sp] = w
 		case OpNot:
-			notWords(m.stack[sp], m.liveWords(s, words))
+			notWords(st[sp], m.liveWords(s, words))
+			win[sp] = tight(st[sp], m.liveWin.lo, m.liveWin.hi)
 		case OpAndNot:
-			andNotWords(m.stack[sp-1], m.stack[sp])
 			sp--
+			// Only the words where both sets have members change.
+			if w := intersect(win[sp], win[sp+1]); w.lo < w.hi {
+				andNotWords(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
+				win[sp] = tight(st[sp], win[sp].lo, win[sp].hi)
+			}
 		case OpJumpIfEmpty:
-			if isEmpty(m.stack[sp]) {
+			if win[sp].lo >= win[sp].hi {
 				pc = int(in.A) - 1
 			}
 		case OpJumpIfFull:
-			if equalWords(m.stack[sp], m.liveWords(s, words)) {
+			live := m.liveWords(s, words)
+			if win[sp] == m.liveWin && equalWords(st[sp], live) {
 				pc = int(in.A) - 1
 			}
 		}
 		if steps != nil {
 			// Time first: counting is part of explaining, not of the step.
 			elapsed := time.Since(start)
-			*steps = append(*steps, Step{Instr: p.instrText(at), Count: popcount(m.stack[sp]), Elapsed: elapsed})
+			*steps = append(*steps, Step{Instr: p.instrText(at), Count: popcount(st[sp]), Elapsed: elapsed})
 		}
 	}
-	return m.stack[0]
+	return st[0][:win[0].hi]
+}
+
+// intersect is the window of the words two windows share (lo >= hi when
+// none).
+func intersect(a, b window) window { return window{max(a.lo, b.lo), min(a.hi, b.hi)} }
+
+// hull is the smallest window holding both; an empty window adds nothing.
+func hull(a, b window) window {
+	switch {
+	case a.lo >= a.hi:
+		return b
+	case b.lo >= b.hi:
+		return a
+	}
+	return window{min(a.lo, b.lo), max(a.hi, b.hi)}
+}
+
+// narrow clears the words of dst (whose window is d) outside window o and
+// returns the part of d inside o, empty as {0, 0}: the words an and of dst
+// with a set in o can leave non-zero.
+func narrow(dst []uint64, d, o window) window {
+	w := intersect(d, o)
+	if w.lo >= w.hi {
+		clear(dst[d.lo:max(d.lo, d.hi)])
+		return window{}
+	}
+	clear(dst[d.lo:w.lo])
+	clear(dst[w.hi:d.hi])
+	return w
 }

@@ -54,6 +54,22 @@ func (p *Program) MatchNode(s *index.Snapshot, id uint32) bool {
 			if b {
 				st[sp>>6] |= 1 << (uint(sp) & 63)
 			}
+		case OpAnd2:
+			b := top()
+			sp--
+			b = b && top()
+			sp--
+			if !b {
+				st[sp>>6] &^= 1 << (uint(sp) & 63)
+			}
+		case OpOr2:
+			b := top()
+			sp--
+			b = b || top()
+			sp--
+			if b {
+				st[sp>>6] |= 1 << (uint(sp) & 63)
+			}
 		case OpNot:
 			st[sp>>6] ^= 1 << (uint(sp) & 63)
 		case OpAndNot:

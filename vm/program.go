@@ -43,6 +43,12 @@ const (
 	// OpJumpIfFull continues at instruction A when the top set holds every
 	// live node.
 	OpJumpIfFull
+	// OpAnd2 pops the two top sets and intersects the new top with both
+	// (two Ands in one pass over the words: a pass costs about the same
+	// whether it reads two sets or three).
+	OpAnd2
+	// OpOr2 pops the two top sets and unites the new top with both.
+	OpOr2
 	opCount
 )
 
@@ -59,6 +65,8 @@ var opNames = [...]string{
 	OpAndNot:      "and_not",
 	OpJumpIfEmpty: "jump_if_empty",
 	OpJumpIfFull:  "jump_if_full",
+	OpAnd2:        "and2",
+	OpOr2:         "or2",
 }
 
 // String returns the opcode's mnemonic.
@@ -192,6 +200,12 @@ func (b *Builder) And() { b.emit(OpAnd, 0, 2, 1) }
 
 // Or unites the two top sets.
 func (b *Builder) Or() { b.emit(OpOr, 0, 2, 1) }
+
+// And2 intersects the set below the two top sets with both of them.
+func (b *Builder) And2() { b.emit(OpAnd2, 0, 3, 1) }
+
+// Or2 unites the set below the two top sets with both of them.
+func (b *Builder) Or2() { b.emit(OpOr2, 0, 3, 1) }
 
 // Not complements the top set within the live nodes.
 func (b *Builder) Not() { b.emit(OpNot, 0, 1, 1) }

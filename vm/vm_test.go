@@ -31,17 +31,27 @@ func (e *expr) emit(b *Builder) {
 			return
 		}
 		var labels []Label
-		for i, k := range e.kids {
-			if i > 0 {
-				if e.op == "and" {
-					labels = append(labels, b.JumpIfEmpty())
-				} else {
-					labels = append(labels, b.JumpIfFull())
-				}
+		e.kids[0].emit(b)
+		for i := 1; i < len(e.kids); i++ {
+			k := e.kids[i]
+			if e.op == "and" {
+				labels = append(labels, b.JumpIfEmpty())
+			} else {
+				labels = append(labels, b.JumpIfFull())
 			}
+			// Operands go in pairs where they can, as the compiler emits
+			// them, so that and2 and or2 meet every other instruction.
+			pair := i+1 < len(e.kids) && (e.op == "or" || (k.op != "not" && e.kids[i+1].op != "not"))
 			switch {
-			case i == 0:
+			case pair:
 				k.emit(b)
+				e.kids[i+1].emit(b)
+				if e.op == "and" {
+					b.And2()
+				} else {
+					b.Or2()
+				}
+				i++
 			case e.op == "and" && k.op == "not":
 				k.kids[0].emit(b)
 				b.AndNot()
@@ -369,16 +379,14 @@ func TestDisassembleShowsOperands(t *testing.T) {
 		{op: "hosts", name: "n[1-4]", hosts: []index.HostQuery{{Alpha: "n", Digits: 1, Lo: 1, Hi: 4}}},
 	}}
 	want := `0000 extra         "a" <= "1.5" (num=1.5 bool=true)
-0001 jump_if_empty 0011
+0001 jump_if_empty 0009
 0002 property      "gpu"
 0003 jump_if_full  0007
 0004 ranks         0-3,7
 0005 not
 0006 or
-0007 and
-0008 jump_if_empty 0011
-0009 hosts         "n[1-4]"
-0010 and
+0007 hosts         "n[1-4]"
+0008 and2
 `
 	if got := e.program(t).Disassemble(); got != want {
 		t.Errorf("Disassemble() =\n%s\nwant\n%s", got, want)
@@ -448,5 +456,64 @@ func TestRunOnAnEmptySnapshot(t *testing.T) {
 	}
 	if steps, got := NewMachine().Explain(p, s); !got.IsEmpty() || len(steps) == 0 {
 		t.Errorf("Explain on no nodes = %v, %d steps", got, len(steps))
+	}
+}
+
+// randClusteredExpr is randExpr over a cluster of n nodes whose leaves are
+// mostly runs of ranks (ids) anywhere in it: sets confined to a few words,
+// at either end or in the middle, so that windows narrow, widen and empty.
+func randClusteredExpr(r *rand.Rand, depth, n int) *expr {
+	if depth <= 0 || r.IntN(3) == 0 {
+		switch r.IntN(6) {
+		case 0:
+			return &expr{op: []string{"true", "false"}[r.IntN(2)]}
+		case 1:
+			return &expr{op: "prop", name: []string{"gpu", "big", "none"}[r.IntN(3)]}
+		default:
+			var rs []index.RankRange
+			for range 1 + r.IntN(2) {
+				lo := uint32(r.IntN(n))
+				rs = append(rs, index.RankRange{Lo: lo, Hi: lo + uint32(r.IntN(1+r.IntN(n)))})
+			}
+			return &expr{op: "ranks", ranks: rs}
+		}
+	}
+	if r.IntN(5) == 0 {
+		return &expr{op: "not", kids: []*expr{randClusteredExpr(r, depth-1, n)}}
+	}
+	e := &expr{op: []string{"and", "or"}[r.IntN(2)]}
+	for range r.IntN(5) {
+		e.kids = append(e.kids, randClusteredExpr(r, depth-1, n))
+	}
+	return e
+}
+
+func TestRunAgreesOnClusteredSets(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	m := NewMachine()
+	for iter := range 60 {
+		n := 1 + r.IntN(3000)
+		nodes := randNodes(r, n)
+		s, err := index.Build(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			e := randClusteredExpr(r, 4, n)
+			p := e.program(t)
+			want := roaring.New()
+			for id := range uint32(n) {
+				if e.eval(s, id) {
+					want.Add(id)
+				}
+			}
+			if got := m.Run(p, s); !got.Equals(want) {
+				t.Fatalf("iter %d (%d nodes): Run = %v, want %v\n%s", iter, n, got, want, p.Disassemble())
+			}
+			steps, ex := m.Explain(p, s)
+			if !ex.Equals(want) || steps[len(steps)-1].Count != int(want.GetCardinality()) {
+				t.Fatalf("iter %d (%d nodes): Explain = %v, want %v", iter, n, ex, want)
+			}
+		}
 	}
 }
