@@ -279,7 +279,7 @@ func (bb *baseBuilder) addExtra(r *extraReader, id uint32, raw []byte) bool {
 		c := bb.colAt(i, r.bytes(m.key))
 		switch m.kind {
 		case KindNumber:
-			c.addNum(id, fastNumber(r.bytes(m.val)))
+			c.addNum(id, m.num)
 		case KindString:
 			c.addStr(id, r.bytes(m.val))
 		case KindBool:
