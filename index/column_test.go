@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -196,4 +197,24 @@ func TestNumberValueAgreesWithNumberAndFastNumber(t *testing.T) {
 			t.Errorf("numberValue(%q) = %v, fastNumber = %v", s, got, want)
 		}
 	}
+}
+
+// jsonNumber is the plain reference for fastNumber: it converts a JSON
+// number's text as json-c and Slurm do: integers (no fraction or exponent)
+// are read as int64, clamped at its bounds, then converted to float64; reals
+// are read with strtod (overflow gives ±Inf).
+func jsonNumber(text []byte) float64 {
+	s := string(text)
+	if !strings.ContainsAny(s, ".eE") {
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			if strings.HasPrefix(s, "-") {
+				return float64(math.MinInt64)
+			}
+			return float64(math.MaxInt64)
+		}
+		return float64(i)
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }

@@ -34,6 +34,33 @@ type extraReader struct {
 	i       int
 	members []member
 	dec     []byte
+	// strs holds the short keys and strings parseExtra has returned, so
+	// that an update repeating them allocates none; bounded by maxInternedStrs.
+	strs map[string]string
+}
+
+// maxInternedStrs bounds an extraReader's string cache.
+const maxInternedStrs = 4096
+
+// maxInternedLen is the longest string the cache keeps.
+const maxInternedLen = 64
+
+// intern returns b as a string, shared with earlier calls when short.
+func (r *extraReader) intern(b []byte) string {
+	if len(b) > maxInternedLen {
+		return string(b)
+	}
+	if s, ok := r.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if r.strs == nil {
+		r.strs = map[string]string{}
+	}
+	if len(r.strs) < maxInternedStrs {
+		r.strs[s] = s
+	}
+	return s
 }
 
 // bytes returns the text of sp; valid until the next read.

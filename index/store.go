@@ -247,21 +247,32 @@ func fold(s *Snapshot) *base {
 			nb.cols[k] = c
 		}
 	}
+	builders := make(map[string]*colBuilder, len(touched))
 	for key := range touched {
 		cb := newColBuilder(s.bound)
 		if c := b.cols[key]; c != nil {
 			c.feed(cb, changed)
 		}
-		for _, e := range changes {
-			if v, ok := e.kv.get(key); ok && e.n != nil {
-				if v.Kind == KindNumber {
-					cb.addLateNum(e.id, v.Num)
-				} else {
-					cb.addValue(e.id, v)
-				}
+		builders[key] = cb
+	}
+	// One pass over the changes in order keeps each key's late ids in the
+	// same order as a pass per key would.
+	for _, e := range changes {
+		if e.n == nil {
+			continue
+		}
+		for _, m := range e.kv {
+			cb := builders[m.key]
+			if m.v.Kind == KindNumber {
+				cb.addLateNum(e.id, m.v.Num)
+			} else {
+				cb.addValue(e.id, m.v)
 			}
 		}
+	}
+	for key, cb := range builders {
 		nb.cols[key] = cb.finish(s.bound, nb.words)
+		delete(builders, key)
 	}
 	return nb
 }
