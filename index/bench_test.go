@@ -280,3 +280,22 @@ func BenchmarkMillionNodes(b *testing.B) {
 	b.ReportMetric(float64(s.SizeBytes())/1e6, "index-MB")
 	b.ReportMetric(float64(s.SizeBytes())/float64(s.Len()), "index-B/node")
 }
+
+// BenchmarkFold is the background work behind foldAt updates: folding an
+// overlay of that many changed nodes into fresh columns.
+func BenchmarkFold(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			f := fixtureFor(n)
+			st := NewStore(f.s)
+			for i := 0; i < foldAt-1; i++ {
+				st.SetExtra(f.nodes[(i*7919)%n].Name, f.nodes[(i*104729+1)%n].Extra)
+			}
+			s := st.Snapshot()
+			b.ReportAllocs()
+			for b.Loop() {
+				fold(s)
+			}
+		})
+	}
+}

@@ -251,7 +251,7 @@ func fold(s *Snapshot) *base {
 	for key := range touched {
 		cb := newColBuilder(s.bound)
 		if c := b.cols[key]; c != nil {
-			c.feed(cb, changed)
+			c.feed(cb, changed, len(changes))
 		}
 		builders[key] = cb
 	}
