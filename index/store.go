@@ -247,32 +247,36 @@ func fold(s *Snapshot) *base {
 			nb.cols[k] = c
 		}
 	}
-	builders := make(map[string]*colBuilder, len(touched))
-	for key := range touched {
-		cb := newColBuilder(s.bound)
-		if c := b.cols[key]; c != nil {
-			c.feed(cb, changed, len(changes))
-		}
-		builders[key] = cb
-	}
-	// One pass over the changes in order keeps each key's late ids in the
-	// same order as a pass per key would.
+	// Each key's new values, in id order.
+	lates := make(map[string][]late, len(touched))
 	for _, e := range changes {
 		if e.n == nil {
 			continue
 		}
 		for _, m := range e.kv {
-			cb := builders[m.key]
-			if m.v.Kind == KindNumber {
-				cb.addLateNum(e.id, m.v.Num)
-			} else {
-				cb.addValue(e.id, m.v)
-			}
+			lates[m.key] = append(lates[m.key], late{e.id, m.v})
 		}
 	}
-	for key, cb := range builders {
+	for key := range touched {
+		c := b.cols[key]
+		if c != nil {
+			if pc, ok := c.patch(lates[key], changed, s.bound, nb.words); ok {
+				nb.cols[key] = pc
+				continue
+			}
+		}
+		cb := newColBuilder(s.bound)
+		if c != nil {
+			c.feed(cb, changed, len(changes))
+		}
+		for _, l := range lates[key] {
+			if l.v.Kind == KindNumber {
+				cb.addLateNum(l.id, l.v.Num)
+			} else {
+				cb.addValue(l.id, l.v)
+			}
+		}
 		nb.cols[key] = cb.finish(s.bound, nb.words)
-		delete(builders, key)
 	}
 	return nb
 }
