@@ -57,31 +57,34 @@ func (old *column) patch(lates []late, skip []uint64, bound uint32, words int) (
 			unusable = append(unusable, l.id)
 		}
 	}
+	var gone []uint32 // the changed ids
+	for w, word := range skip {
+		for word != 0 {
+			gone = append(gone, uint32(w*64+bits.TrailingZeros64(word)))
+			word &= word - 1
+		}
+	}
 	c = &column{nums: old.nums, strs: old.strs, bools: old.bools}
 	var ids []uint32
 	if ids, c.numStart, ok = mergeRuns(old.num.ids, old.numStart, nums, skip); !ok {
 		return nil, false
 	}
-	c.num = newPostings(ids, c.numStart, words)
+	c.num = old.num.patched(ids, c.numStart, words, gone, nums)
 	if ids, c.strStart, ok = mergeRuns(old.str.ids, old.strStart, strs, skip); !ok {
 		return nil, false
 	}
-	c.str = newPostings(ids, c.strStart, words)
+	c.str = old.str.patched(ids, c.strStart, words, gone, strs)
 	if ids, c.boolStart, ok = mergeRuns(old.boolP.ids, old.boolStart, bools, skip); !ok {
 		return nil, false
 	}
-	c.boolP = newPostings(ids, c.boolStart, words)
+	c.boolP = old.boolP.patched(ids, c.boolStart, words, gone, bools)
 	c.nan = append(keep(old.nan, skip), nan...)
 	c.unusable = append(keep(old.unusable, skip), unusable...)
 	slices.Sort(c.unusable)
 
 	c.dense = slices.Clone(old.dense)
-	for w, word := range skip {
-		for word != 0 {
-			id := uint32(w*64 + bits.TrailingZeros64(word))
-			word &= word - 1
-			c.dense[id] = 0
-		}
+	for _, id := range gone {
+		c.dense[id] = 0
 	}
 	for _, p := range nums {
 		c.dense[p.id] = vref(KindNumber, p.d)
@@ -156,4 +159,46 @@ func keep(ids []uint32, skip []uint64) []uint32 {
 		}
 	}
 	return out
+}
+
+// patched returns the postings of ids and bounds, which are p's with the
+// gone ids removed and adds placed, over the same distinct values. When p
+// has a checkpoint at every value boundary, so will the result, and each
+// checkpoint (the ids of values below d) is p's with the gone ids' bits
+// cleared and the adds' on values below d set: no pass over every id.
+// Otherwise the postings are built afresh.
+func (p *postings) patched(ids, bounds []uint32, words int, gone []uint32, adds []placed) postings {
+	n := len(ids)
+	if len(p.ck) == 0 || len(bounds) != len(p.ck) || len(bounds) > maxCheckpoints || n == 0 || n <= 4*words {
+		return newPostings(ids, bounds, words)
+	}
+	lo, hi := uint32(p.w0*64), uint32(p.w1*64)
+	for _, a := range adds {
+		if a.id < lo || a.id >= hi {
+			return newPostings(ids, bounds, words)
+		}
+	}
+	// Every id stays inside [w0, w1): the removed ones only narrow it.
+	q := postings{ids: ids, ck: bounds, w0: p.w0, w1: p.w1}
+	width := p.w1 - p.w0
+	store := make([]uint64, (len(bounds)-1)*width)
+	q.pre = make([][]uint64, len(bounds))
+	for c := 1; c < len(bounds); c++ {
+		w := store[(c-1)*width : c*width : c*width]
+		copy(w, p.pre[c])
+		for _, id := range gone {
+			if id >= lo && id < hi {
+				x := id - lo
+				w[x>>6] &^= 1 << (x & 63)
+			}
+		}
+		for _, a := range adds {
+			if a.d < uint32(c) {
+				x := a.id - lo
+				w[x>>6] |= 1 << (x & 63)
+			}
+		}
+		q.pre[c] = w
+	}
+	return q
 }

@@ -87,7 +87,7 @@ func TestFoldPatchMatchesRebuild(t *testing.T) {
 				}
 			}
 		}
-		checkAgainstNaive(t, g, st.Compact(), newNaive(m), 50)
+		checkAgainstNaive(t, g, st.Compact(), newNaive(m), 200)
 	}
 	if patched == 0 {
 		t.Fatal("no fold took the patch path")
