@@ -120,7 +120,7 @@ type baseBuilder struct {
 	b       *base
 	cols    map[string]*colBuilder
 	propIDs map[string]*[]uint32
-	hostIDs map[hostKey]*[]hostRef
+	hostIDs map[hostKey]*hostAcc
 	ranks   []uint32 // by id
 	// identity stays set while every node's rank equals its id.
 	identity bool
@@ -130,7 +130,35 @@ type baseBuilder struct {
 	keyCache  []keyed[*colBuilder]
 	featCache []keyed[*[]uint32]
 	lastHost  hostKey
-	lastRefs  *[]hostRef
+	lastRefs  *hostAcc
+}
+
+// hostAcc gathers one hostname column. While suffixes and ids count up
+// together (the usual naming) it keeps only the run, so a build of a
+// million such nodes holds no per-node references for them.
+type hostAcc struct {
+	seq    bool
+	v0     uint64
+	id0, n uint32
+	refs   []hostRef // once the run is broken: every node of the column
+}
+
+func (a *hostAcc) add(v uint64, id, bound uint32) {
+	switch {
+	case a.n == 0:
+		a.seq, a.v0, a.id0, a.n = true, v, id, 1
+		return
+	case a.seq && v > a.v0 && v-a.v0 == uint64(a.n) && id-a.id0 == a.n:
+		a.n++
+		return
+	case a.seq:
+		a.seq = false
+		a.refs = make([]hostRef, a.n, max(2*int(a.n), 8))
+		for i := range a.refs {
+			a.refs[i] = hostRef{a.v0 + uint64(i), a.id0 + uint32(i)}
+		}
+	}
+	a.refs = append(grow(a.refs, id, bound), hostRef{v, id})
 }
 
 type keyed[T any] struct {
@@ -154,7 +182,7 @@ func newBaseBuilder(bound uint32) *baseBuilder {
 		identity: true,
 		cols:     map[string]*colBuilder{},
 		propIDs:  map[string]*[]uint32{},
-		hostIDs:  map[hostKey]*[]hostRef{},
+		hostIDs:  map[hostKey]*hostAcc{},
 	}
 }
 
@@ -222,14 +250,14 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 			hosted = true
 			k := hostKey{alpha, len(digits)}
 			if bb.lastRefs == nil || k != bb.lastHost {
-				refs, ok := bb.hostIDs[k]
+				acc, ok := bb.hostIDs[k]
 				if !ok {
-					refs = new([]hostRef)
-					bb.hostIDs[k] = refs
+					acc = new(hostAcc)
+					bb.hostIDs[k] = acc
 				}
-				bb.lastHost, bb.lastRefs = k, refs
+				bb.lastHost, bb.lastRefs = k, acc
 			}
-			*bb.lastRefs = append(grow(*bb.lastRefs, id, b.bound), hostRef{v, id})
+			bb.lastRefs.add(v, id, b.bound)
 		}
 	}
 	if !hosted {
@@ -251,7 +279,7 @@ func (bb *baseBuilder) addExtra(r *extraReader, id uint32, raw []byte) bool {
 		c := bb.colAt(i, r.bytes(m.key))
 		switch m.kind {
 		case KindNumber:
-			c.addNum(id, fastNumber(r.bytes(m.val)))
+			c.addNum(id, m.num)
 		case KindString:
 			c.addStr(id, r.bytes(m.val))
 		case KindBool:
@@ -284,8 +312,12 @@ func (bb *baseBuilder) finish() (*base, error) {
 		b.props[f] = bm
 	}
 	b.hosts = make(map[hostKey]*hostCol, len(bb.hostIDs))
-	for k, refs := range bb.hostIDs {
-		vals, ids, bounds := sortRefs(*refs)
+	for k, acc := range bb.hostIDs {
+		if acc.seq {
+			b.hosts[k] = &hostCol{seq: true, v0: acc.v0, id0: acc.id0, n: acc.n}
+			continue
+		}
+		vals, ids, bounds := sortRefs(acc.refs)
 		if len(bounds) != len(vals)+1 {
 			for i := 1; i < len(vals); i++ {
 				if vals[i] == vals[i-1] {

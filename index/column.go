@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A vref packs one node's value under a key into 32 bits: the Kind in the
@@ -295,6 +296,31 @@ type colBuilder struct {
 	last     uint32
 	lastKind Kind
 	any      bool
+	// pooled is set when the ref lists come from refPool (a fold's
+	// builder), so that finish hands them back.
+	pooled bool
+}
+
+// refPool recycles folds' ref lists: a fold at 100k nodes would otherwise
+// allocate and clear megabytes of them, all garbage once it finishes.
+var refPool sync.Pool // of *[]ref
+
+// pooledRefs returns an empty ref list with room for n.
+func pooledRefs(n int) []ref {
+	if p, ok := refPool.Get().(*[]ref); ok {
+		if cap(*p) >= n {
+			return (*p)[:0]
+		}
+		refPool.Put(p)
+	}
+	return make([]ref, 0, n)
+}
+
+func releaseRefs(s []ref) {
+	if cap(s) > 0 {
+		s = s[:0]
+		refPool.Put(&s)
+	}
 }
 
 func newColBuilder(bound uint32) *colBuilder {
@@ -508,6 +534,12 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	ids, start = placeRanked(b.boolRef, order, len(bv), KindBool, c)
 	c.boolStart, c.boolP = start, newPostings(ids, start, words)
 	c.compact()
+	if b.pooled {
+		releaseRefs(b.numRef)
+		releaseRefs(b.strRef)
+		releaseRefs(b.boolRef)
+		b.numRef, b.strRef, b.boolRef = nil, nil, nil
+	}
 	return c
 }
 
@@ -648,8 +680,9 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) 
 }
 
 // feed adds this column's values, except those of the ids set in skip, to
-// cb in value order, so that cb needs no sorting.
-func (c *column) feed(cb *colBuilder, skip []uint64) {
+// cb in value order, so that cb needs no sorting; cb keeps room for late
+// more values of each type.
+func (c *column) feed(cb *colBuilder, skip []uint64, late int) {
 	skipped := func(id uint32) bool { return skip[id>>6]&(1<<(id&63)) != 0 }
 	if len(c.nums) <= maxInterned {
 		cb.numKeys = make([]uint64, len(c.nums), len(c.nums)+1)
@@ -658,7 +691,8 @@ func (c *column) feed(cb *colBuilder, skip []uint64) {
 			cb.numKeys[d] = floatKey(v)
 			cb.numIdx[cb.numKeys[d]] = uint32(d)
 		}
-		cb.numRef = slices.Grow(cb.numRef, len(c.num.ids))
+		cb.pooled = true
+		cb.numRef = pooledRefs(len(c.num.ids) + late)
 		for d := range c.nums {
 			for _, id := range c.num.ids[c.numStart[d]:c.numStart[d+1]] {
 				if !skipped(id) {
@@ -678,8 +712,9 @@ func (c *column) feed(cb *colBuilder, skip []uint64) {
 			}
 		}
 	}
-	cb.strRef = slices.Grow(cb.strRef, len(c.str.ids))
-	cb.boolRef = slices.Grow(cb.boolRef, len(c.boolP.ids))
+	cb.pooled = true
+	cb.strRef = pooledRefs(len(c.str.ids) + late)
+	cb.boolRef = pooledRefs(len(c.boolP.ids) + late)
 	for _, id := range c.nan {
 		if !skipped(id) {
 			cb.nan = append(cb.nan, id)

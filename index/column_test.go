@@ -2,8 +2,10 @@ package index
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -157,4 +159,62 @@ func TestSimpleDecimalAgreesWithParseFloat(t *testing.T) {
 			t.Fatalf("fastNumber(%q) = %v, want %v", s, got, want)
 		}
 	}
+}
+
+// numberValue converts while it scans; it must accept exactly what number
+// accepts and give fastNumber's value, sign of zero included.
+func TestNumberValueAgreesWithNumberAndFastNumber(t *testing.T) {
+	texts := append(slices.Clone(numTexts), "0", "-0", "-0.0", "00", "01", "-", "1.", ".5", "1e", "1e+", "1.5e3",
+		"123456789012345", "1234567890123456", "12345678901234.5", "123456789012345.6", "0.000000000000001",
+		"999999999999999999", "9999999999999999999", "-9223372036854775808", "-9223372036854775809",
+		"18446744073709551616", "1E5", "2.50", "-3.75", "1x")
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 5000 {
+		var b []byte
+		if r.IntN(3) == 0 {
+			b = append(b, '-')
+		}
+		for range 1 + r.IntN(22) {
+			c := byte('0' + r.IntN(10))
+			if r.IntN(8) == 0 {
+				c = ".eE+-"[r.IntN(5)]
+			}
+			b = append(b, c)
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		a := extraReader{s: []byte(s)}
+		wantOK := a.number() && a.i == len(s)
+		b := extraReader{s: []byte(s)}
+		got, ok := b.numberValue()
+		ok = ok && b.i == len(s)
+		if ok != wantOK || b.i != a.i && wantOK {
+			t.Errorf("numberValue(%q) ok=%v at %d, number ok=%v at %d", s, ok, b.i, wantOK, a.i)
+			continue
+		}
+		if want := fastNumber([]byte(s)); ok && math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("numberValue(%q) = %v, fastNumber = %v", s, got, want)
+		}
+	}
+}
+
+// jsonNumber is the plain reference for fastNumber: it converts a JSON
+// number's text as json-c and Slurm do: integers (no fraction or exponent)
+// are read as int64, clamped at its bounds, then converted to float64; reals
+// are read with strtod (overflow gives ±Inf).
+func jsonNumber(text []byte) float64 {
+	s := string(text)
+	if !strings.ContainsAny(s, ".eE") {
+		i, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			if strings.HasPrefix(s, "-") {
+				return float64(math.MinInt64)
+			}
+			return float64(math.MaxInt64)
+		}
+		return float64(i)
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
 }

@@ -1,9 +1,7 @@
 package index
 
 import (
-	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -78,9 +76,9 @@ func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
 		v := Value{Kind: m.kind, Bool: m.t}
 		switch m.kind {
 		case KindNumber:
-			v.Num = jsonNumber(r.bytes(m.val))
+			v.Num = m.num // as jsonNumber reads r.bytes(m.val)
 		case KindString:
-			v.Str = string(r.bytes(m.val))
+			v.Str = r.intern(r.bytes(m.val))
 		}
 		key := r.bytes(m.key)
 		i := -1
@@ -103,29 +101,10 @@ func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
 		if at != nil {
 			at[string(key)] = len(kv)
 		}
-		kv = append(kv, keyValue{string(key), v})
+		kv = append(kv, keyValue{r.intern(key), v})
 	}
 	if len(kv) > smallKV {
 		slices.SortFunc(kv, func(x, y keyValue) int { return strings.Compare(x.key, y.key) })
 	}
 	return kv, true
-}
-
-// jsonNumber converts a JSON number's text as json-c and Slurm do: integers
-// (no fraction or exponent) are read as int64, clamped at its bounds, then
-// converted to float64; reals are read with strtod (overflow gives ±Inf).
-func jsonNumber(text []byte) float64 {
-	s := string(text)
-	if !strings.ContainsAny(s, ".eE") {
-		i, err := strconv.ParseInt(s, 10, 64)
-		if err != nil {
-			if strings.HasPrefix(s, "-") {
-				return float64(math.MinInt64)
-			}
-			return float64(math.MaxInt64)
-		}
-		return float64(i)
-	}
-	f, _ := strconv.ParseFloat(s, 64)
-	return f
 }

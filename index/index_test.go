@@ -272,6 +272,16 @@ func TestLeavesMatchNaiveOnRandomNodeSets(t *testing.T) {
 				nodes[i].Name = fmt.Sprintf("node%d", i+5) // sequential hostname columns
 			}
 		}
+		if seed%4 == 3 {
+			for i := range nodes {
+				// A run that breaks half way: the column is kept node by node.
+				v := i + 5
+				if i >= len(nodes)/2 {
+					v = 3*len(nodes) - i
+				}
+				nodes[i].Name = fmt.Sprintf("node%d", v)
+			}
+		}
 		if seed%3 == 0 {
 			for i := range nodes {
 				nodes[i].Rank = uint32(i) // the usual case: ranks are ids
@@ -286,8 +296,14 @@ func TestLeavesMatchNaiveOnRandomNodeSets(t *testing.T) {
 }
 
 func TestBuildRejectsDuplicateNames(t *testing.T) {
-	if _, err := Build([]Node{{Name: "a"}, {Name: "a"}}); err == nil {
-		t.Fatal("Build accepted a duplicate name")
+	for _, names := range [][]string{{"a", "a"}, {"n1", "n2", "n2"}, {"n1", "n2", "n1"}, {"n7", "n5", "n6", "n7"}} {
+		nodes := make([]Node, len(names))
+		for i, name := range names {
+			nodes[i].Name = name
+		}
+		if _, err := Build(nodes); err == nil {
+			t.Errorf("Build accepted the duplicate name in %q", names)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ const maxDepth = 32
 type member struct {
 	key  textSpan
 	val  textSpan // a string's decoded bytes or a number's text
+	num  float64  // a number's value, read as fastNumber reads its text
 	kind Kind
 	t    bool
 }
@@ -33,6 +34,33 @@ type extraReader struct {
 	i       int
 	members []member
 	dec     []byte
+	// strs holds the short keys and strings parseExtra has returned, so
+	// that an update repeating them allocates none; bounded by maxInternedStrs.
+	strs map[string]string
+}
+
+// maxInternedStrs bounds an extraReader's string cache.
+const maxInternedStrs = 4096
+
+// maxInternedLen is the longest string the cache keeps.
+const maxInternedLen = 64
+
+// intern returns b as a string, shared with earlier calls when short.
+func (r *extraReader) intern(b []byte) string {
+	if len(b) > maxInternedLen {
+		return string(b)
+	}
+	if s, ok := r.strs[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if r.strs == nil {
+		r.strs = map[string]string{}
+	}
+	if len(r.strs) < maxInternedStrs {
+		r.strs[s] = s
+	}
+	return s
 }
 
 // bytes returns the text of sp; valid until the next read.
@@ -108,7 +136,7 @@ func (r *extraReader) object() bool {
 			m.kind = KindString
 		case c == '-' || c >= '0' && c <= '9':
 			start := r.i
-			if !r.number() {
+			if m.num, ok = r.numberValue(); !ok {
 				return false
 			}
 			m.kind, m.val = KindNumber, textSpan{lo: start, hi: r.i}
@@ -242,6 +270,72 @@ func (r *extraReader) number() bool {
 		}
 	}
 	return true
+}
+
+// numberValue checks a number token as number does and returns its value as
+// fastNumber would: the usual short integers and plain decimals are
+// converted during the scan, anything else is handed to fastNumber.
+func (r *extraReader) numberValue() (float64, bool) {
+	start := r.i
+	neg := r.i < len(r.s) && r.s[r.i] == '-'
+	if neg {
+		r.i++
+	}
+	first := r.i
+	var m uint64
+	for r.i < len(r.s) && r.s[r.i] >= '0' && r.s[r.i] <= '9' {
+		if r.i-first < 19 {
+			m = m*10 + uint64(r.s[r.i]-'0')
+		}
+		r.i++
+	}
+	n := r.i - first
+	if n == 0 || n > 1 && r.s[first] == '0' {
+		return 0, false
+	}
+	if r.i < len(r.s) && (r.s[r.i] == '.' || r.s[r.i] == 'e' || r.s[r.i] == 'E') {
+		frac := 0
+		if r.s[r.i] == '.' {
+			r.i++
+			f0 := r.i
+			for r.i < len(r.s) && r.s[r.i] >= '0' && r.s[r.i] <= '9' {
+				if n+r.i-f0 < 19 {
+					m = m*10 + uint64(r.s[r.i]-'0')
+				}
+				r.i++
+			}
+			if frac = r.i - f0; frac == 0 {
+				return 0, false
+			}
+		}
+		if r.i < len(r.s) && (r.s[r.i] == 'e' || r.s[r.i] == 'E') {
+			r.i++
+			if r.i < len(r.s) && (r.s[r.i] == '+' || r.s[r.i] == '-') {
+				r.i++
+			}
+			if r.digits() == 0 {
+				return 0, false
+			}
+			return fastNumber(r.s[start:r.i]), true
+		}
+		if n+frac > 15 {
+			return fastNumber(r.s[start:r.i]), true
+		}
+		// Mantissa and power of ten are exact: one division rounds as
+		// strtod does (simpleDecimal).
+		f := float64(m) / pow10[frac]
+		if neg {
+			f = -f
+		}
+		return f, true
+	}
+	if n > 18 {
+		return fastNumber(r.s[start:r.i]), true
+	}
+	if neg {
+		return float64(-int64(m)), true
+	}
+	return float64(int64(m)), true
 }
 
 func (r *extraReader) digits() int {

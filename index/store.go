@@ -247,18 +247,33 @@ func fold(s *Snapshot) *base {
 			nb.cols[k] = c
 		}
 	}
-	for key := range touched {
-		cb := newColBuilder(s.bound)
-		if c := b.cols[key]; c != nil {
-			c.feed(cb, changed)
+	// Each key's new values, in id order.
+	lates := make(map[string][]late, len(touched))
+	for _, e := range changes {
+		if e.n == nil {
+			continue
 		}
-		for _, e := range changes {
-			if v, ok := e.kv.get(key); ok && e.n != nil {
-				if v.Kind == KindNumber {
-					cb.addLateNum(e.id, v.Num)
-				} else {
-					cb.addValue(e.id, v)
-				}
+		for _, m := range e.kv {
+			lates[m.key] = append(lates[m.key], late{e.id, m.v})
+		}
+	}
+	for key := range touched {
+		c := b.cols[key]
+		if c != nil {
+			if pc, ok := c.patch(lates[key], changed, s.bound, nb.words); ok {
+				nb.cols[key] = pc
+				continue
+			}
+		}
+		cb := newColBuilder(s.bound)
+		if c != nil {
+			c.feed(cb, changed, len(changes))
+		}
+		for _, l := range lates[key] {
+			if l.v.Kind == KindNumber {
+				cb.addLateNum(l.id, l.v.Num)
+			} else {
+				cb.addValue(l.id, l.v)
 			}
 		}
 		nb.cols[key] = cb.finish(s.bound, nb.words)

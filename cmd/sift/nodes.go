@@ -43,6 +43,9 @@ func (f *nodesFlags) parse() (inventory.Spec, error) {
 // load reads the inventory, printing its warnings to stderr.
 func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, error) {
 	c, warnings, err := spec.LoadCluster()
+	if c != nil {
+		limitMemory(len(c.Nodes))
+	}
 	for _, w := range warnings {
 		fmt.Fprintf(cmd.ErrOrStderr(), "sift: warning: %s\n", w)
 	}
