@@ -76,8 +76,21 @@ func (r *extraReader) bytes(sp textSpan) []byte {
 // document whose top level is not an object gives ok and no members. The
 // members' spans resolve through bytes until the next read.
 func (r *extraReader) read(raw []byte) (members []member, ok bool) {
-	r.s, r.i, r.members, r.dec = raw, 0, r.members[:0], r.dec[:0]
+	r.members, r.dec = r.members[:0], r.dec[:0]
+	if !r.readMore(raw) {
+		return nil, false
+	}
+	return r.members, true
+}
+
+// readMore is read without forgetting earlier documents: raw's members are
+// appended to r.members and its decoded bytes to r.dec. When raw is not
+// accepted, both are left as they were.
+func (r *extraReader) readMore(raw []byte) bool {
+	m0, d0 := len(r.members), len(r.dec)
+	r.s, r.i = raw, 0
 	r.space()
+	var ok bool
 	if r.i < len(r.s) && r.s[r.i] == '{' {
 		ok = r.object()
 	} else {
@@ -85,9 +98,10 @@ func (r *extraReader) read(raw []byte) (members []member, ok bool) {
 	}
 	r.space()
 	if !ok || r.i != len(r.s) {
-		return nil, false
+		r.members, r.dec = r.members[:m0], r.dec[:d0]
+		return false
 	}
-	return r.members, true
+	return true
 }
 
 func (r *extraReader) space() {
