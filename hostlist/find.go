@@ -27,7 +27,9 @@ var pow10 = func() (p [20]uint64) {
 // node[00-10], and a name equal to a digit-ending prefix matches a range
 // starting at 0 of width 1), numbers of 2^31 and more are truncated to a C
 // int for the width check, and for a single host the returned index is
-// offset by the name's trailing number, as Slurm computes it.
+// offset by the name's trailing number, as Slurm computes it. Slurm's index
+// is a C int and wraps negative past 2^31-1, so in this dialect only -1
+// means "not found".
 func (l *List) Find(host string) int {
 	if l.dialect == Slurm {
 		return l.findSlurm(host)
