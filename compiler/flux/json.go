@@ -92,16 +92,9 @@ func (sc *scanner) value(depth int) (span, error) {
 				return v, err
 			}
 			v.kids = append(v.kids, k)
-			sc.space()
-			if sc.pos < len(sc.s) && sc.s[sc.pos] == ',' {
-				sc.pos++
-				continue
+			if done, err := sc.next('}'); done || err != nil {
+				return v, err
 			}
-			if sc.pos < len(sc.s) && sc.s[sc.pos] == '}' {
-				sc.pos++
-				return v, nil
-			}
-			return v, jsonError(sc.pos, "',' or '}' expected")
 		}
 	case c == '[':
 		sc.pos++
@@ -117,16 +110,9 @@ func (sc *scanner) value(depth int) (span, error) {
 				return v, err
 			}
 			v.kids = append(v.kids, k)
-			sc.space()
-			if sc.pos < len(sc.s) && sc.s[sc.pos] == ',' {
-				sc.pos++
-				continue
+			if done, err := sc.next(']'); done || err != nil {
+				return v, err
 			}
-			if sc.pos < len(sc.s) && sc.s[sc.pos] == ']' {
-				sc.pos++
-				return v, nil
-			}
-			return v, jsonError(sc.pos, "',' or ']' expected")
 		}
 	case c == '"':
 		return v, sc.str()
@@ -266,4 +252,19 @@ func (sc *scanner) number() error {
 		return jsonError(start, "too big integer")
 	}
 	return nil
+}
+
+// next reads what follows a member of an object or array: a ',' (another
+// member comes; done is false) or the closing byte (done is true).
+func (sc *scanner) next(close byte) (done bool, err error) {
+	sc.space()
+	if sc.pos < len(sc.s) && sc.s[sc.pos] == ',' {
+		sc.pos++
+		return false, nil
+	}
+	if sc.pos < len(sc.s) && sc.s[sc.pos] == close {
+		sc.pos++
+		return true, nil
+	}
+	return false, jsonError(sc.pos, "',' or '"+string(close)+"' expected")
 }
