@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -229,18 +231,31 @@ func (bb *baseBuilder) prop(i int, f string) *[]uint32 {
 
 // addNode records everything but the extra values of a live node.
 func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
-	b := bb.b
-	b.nodes[id] = n // no-op in a build, which starts from the node list
-	b.liveW[id>>6] |= 1 << (id & 63)
-	if has {
-		b.has[id>>6] |= 1 << (id & 63)
-	}
+	bb.addNodeNamed(id, n, has)
+	bb.addFeatures(id, n)
+}
+
+// addFeatures records a node's features.
+func (bb *baseBuilder) addFeatures(id uint32, n *Node) {
 	for i, f := range n.Features {
 		ids := bb.prop(i, f)
 		if len(*ids) > 0 && (*ids)[len(*ids)-1] == id {
 			continue
 		}
-		*ids = append(grow(*ids, id, b.bound), id)
+		*ids = append(grow(*ids, id, bb.b.bound), id)
+	}
+}
+
+// addNodeNamed records everything but the extra values and features of a
+// live node: it is live, has parsed extra data or not, its name and rank.
+func (bb *baseBuilder) addNodeNamed(id uint32, n *Node, has bool) {
+	b := bb.b
+	if b.nodes[id] != n { // a fold; a build starts from the node list
+		b.nodes[id] = n
+	}
+	b.liveW[id>>6] |= 1 << (id & 63)
+	if has {
+		b.has[id>>6] |= 1 << (id & 63)
 	}
 	bb.ranks[id] = n.Rank
 	bb.identity = bb.identity && n.Rank == id
@@ -305,23 +320,71 @@ func (bb *baseBuilder) addMembers(id uint32, members []member, raw, dec []byte) 
 
 // finish builds the columns; it fails when two nodes share a name.
 func (bb *baseBuilder) finish() (*base, error) {
+	if err := bb.finishNodes(); err != nil {
+		return nil, err
+	}
+	bb.finishProps()
+	bb.finishCols(1)
+	return bb.b, nil
+}
+
+// finishCols builds the extra-value columns on workers goroutines: each
+// column finishes on its own.
+func (bb *baseBuilder) finishCols(workers int) {
 	b := bb.b
-	if bb.dup != "" {
-		return nil, fmt.Errorf("index: duplicate node name %q", bb.dup)
-	}
-	b.cols = make(map[string]*column, len(bb.cols))
 	bb.keyCache = nil
-	for k, c := range bb.cols {
-		b.cols[k] = c.finish(b.bound, b.words)
-		// Let the collector take each builder while the next one finishes.
-		delete(bb.cols, k)
+	type job struct {
+		key string
+		cb  *colBuilder
+		c   *column
 	}
+	jobs := make([]job, 0, len(bb.cols))
+	for k, c := range bb.cols {
+		jobs = append(jobs, job{key: k, cb: c})
+	}
+	bb.cols = nil
+	var next atomic.Int32
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(jobs) {
+				return
+			}
+			jobs[i].c = jobs[i].cb.finish(b.bound, b.words)
+			// Let the collector take each builder while the next one finishes.
+			jobs[i].cb = nil
+		}
+	}
+	var wg sync.WaitGroup
+	for range workers - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	b.cols = make(map[string]*column, len(jobs))
+	for _, j := range jobs {
+		b.cols[j.key] = j.c
+	}
+}
+
+// finishProps builds the property bitmaps.
+func (bb *baseBuilder) finishProps() {
+	b := bb.b
 	b.props = make(map[string]*roaring.Bitmap, len(bb.propIDs))
 	for f, ids := range bb.propIDs {
 		bm := roaring.New()
 		bm.AddMany(*ids)
 		bm.RunOptimize()
 		b.props[f] = bm
+	}
+}
+
+// finishNodes builds the hostname and rank columns and the live set. It
+// fails when two nodes share a name.
+func (bb *baseBuilder) finishNodes() error {
+	b := bb.b
+	if bb.dup != "" {
+		return fmt.Errorf("index: duplicate node name %q", bb.dup)
 	}
 	b.hosts = make(map[hostKey]*hostCol, len(bb.hostIDs))
 	for k, acc := range bb.hostIDs {
@@ -333,7 +396,7 @@ func (bb *baseBuilder) finish() (*base, error) {
 		if len(bounds) != len(vals)+1 {
 			for i := 1; i < len(vals); i++ {
 				if vals[i] == vals[i-1] {
-					return nil, fmt.Errorf("index: duplicate node name %q", b.nodes[ids[i]].Name)
+					return fmt.Errorf("index: duplicate node name %q", b.nodes[ids[i]].Name)
 				}
 			}
 		}
@@ -355,7 +418,7 @@ func (bb *baseBuilder) finish() (*base, error) {
 	}
 	b.live = roaring.FromDense(b.liveW, false)
 	b.live.RunOptimize()
-	return b, nil
+	return nil
 }
 
 // sortRefs orders refs by (value, id) and returns the values and ids by
@@ -521,13 +584,19 @@ func buildBase(nodes []*Node) (*base, error) {
 		}
 		return bb.finish()
 	}
-	// Large builds read the JSON of one chunk of nodes on another goroutine
-	// while this one feeds the previous chunk to the column builders: the two
-	// halves cost about the same, so a second core nearly halves ingest.
+	// Large builds run on two goroutines. One reads the JSON of a chunk of
+	// nodes ahead and records everything but the extra values (features,
+	// names, ranks); the other feeds the previous chunk's values to the
+	// column builders. The halves cost about the same, so a second core
+	// nearly halves ingest; they touch disjoint parts of the builder.
 	free, full := make(chan *parsedChunk, 2), make(chan *parsedChunk, 2)
 	free <- new(parsedChunk)
 	free <- new(parsedChunk)
-	go readChunks(nodes, free, full)
+	nodesDone := make(chan error, 1)
+	go func() {
+		readChunks(bb, nodes, free, full)
+		nodesDone <- bb.finishNodes()
+	}()
 	for c := range full {
 		for k := range c.hi - c.lo {
 			id := c.lo + k
@@ -535,15 +604,19 @@ func buildBase(nodes []*Node) (*base, error) {
 			if n == nil {
 				continue
 			}
-			has := c.from[k] >= 0
-			if has {
+			if c.from[k] >= 0 {
 				bb.addMembers(uint32(id), c.members[c.from[k]:c.to[k]], n.Extra, c.dec)
 			}
-			bb.addNode(uint32(id), n, has)
+			bb.addFeatures(uint32(id), n)
 		}
 		free <- c
 	}
-	return bb.finish()
+	bb.finishProps()
+	bb.finishCols(2)
+	if err := <-nodesDone; err != nil {
+		return nil, err
+	}
+	return bb.b, nil
 }
 
 // pipelineMin is the node count from which a build reads JSON ahead on a
@@ -564,9 +637,9 @@ type parsedChunk struct {
 }
 
 // readChunks reads the extra JSON of nodes a chunk at a time into the
-// chunks it takes from free, and hands each to full; it closes full when
-// done.
-func readChunks(nodes []*Node, free <-chan *parsedChunk, full chan<- *parsedChunk) {
+// chunks it takes from free, records each node's other data in bb, and
+// hands each chunk to full; it closes full when done.
+func readChunks(bb *baseBuilder, nodes []*Node, free <-chan *parsedChunk, full chan<- *parsedChunk) {
 	defer close(full)
 	var r extraReader
 	for lo := 0; lo < len(nodes); lo += pipelineChunk {
@@ -574,13 +647,16 @@ func readChunks(nodes []*Node, free <-chan *parsedChunk, full chan<- *parsedChun
 		c.lo, c.hi = lo, min(lo+pipelineChunk, len(nodes))
 		c.from, c.to = c.from[:0], c.to[:0]
 		r.members, r.dec = c.members[:0], c.dec[:0]
-		for _, n := range nodes[c.lo:c.hi] {
+		for k, n := range nodes[c.lo:c.hi] {
 			from := int32(len(r.members))
 			if n == nil || n.Extra == nil || !r.readMore(n.Extra) {
 				from = -1
 			}
 			c.from = append(c.from, from)
 			c.to = append(c.to, int32(len(r.members)))
+			if n != nil {
+				bb.addNodeNamed(uint32(c.lo+k), n, from >= 0)
+			}
 		}
 		c.members, c.dec = r.members, r.dec
 		full <- c

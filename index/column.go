@@ -266,7 +266,7 @@ type colBuilder struct {
 	// folds, they spill to nums.
 	numKeys []uint64
 	numRef  []ref
-	numHot  [64]hotNum
+	numHot  [256]hotNum
 	numIdx  map[uint64]uint32
 	spilled bool
 
@@ -386,7 +386,7 @@ func (b *colBuilder) intern(id uint32, k uint64) bool {
 	if b.spilled {
 		return false
 	}
-	h := &b.numHot[(k*0x9E3779B97F4A7C15)>>58]
+	h := &b.numHot[(k*0x9E3779B97F4A7C15)>>56]
 	if h.v == 0 || h.k != k {
 		v, ok := b.numIdx[k]
 		if !ok {

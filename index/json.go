@@ -105,14 +105,11 @@ func (r *extraReader) readMore(raw []byte) bool {
 }
 
 func (r *extraReader) space() {
-	for r.i < len(r.s) {
-		switch r.s[r.i] {
-		case ' ', '\t', '\n', '\r':
-			r.i++
-		default:
-			return
-		}
+	s, i := r.s, r.i
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
 	}
+	r.i = i
 }
 
 // object reads the top-level object, recording its members.
@@ -290,50 +287,56 @@ func (r *extraReader) number() bool {
 // fastNumber would: the usual short integers and plain decimals are
 // converted during the scan, anything else is handed to fastNumber.
 func (r *extraReader) numberValue() (float64, bool) {
-	start := r.i
-	neg := r.i < len(r.s) && r.s[r.i] == '-'
+	// Locals, not r's fields, so that the scan loops stay in registers.
+	s, i := r.s, r.i
+	start := i
+	neg := i < len(s) && s[i] == '-'
 	if neg {
-		r.i++
+		i++
 	}
-	first := r.i
+	first := i
 	var m uint64
-	for r.i < len(r.s) && r.s[r.i] >= '0' && r.s[r.i] <= '9' {
-		if r.i-first < 19 {
-			m = m*10 + uint64(r.s[r.i]-'0')
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		if i-first < 19 {
+			m = m*10 + uint64(s[i]-'0')
 		}
-		r.i++
+		i++
 	}
-	n := r.i - first
-	if n == 0 || n > 1 && r.s[first] == '0' {
+	n := i - first
+	if n == 0 || n > 1 && s[first] == '0' {
+		r.i = i
 		return 0, false
 	}
-	if r.i < len(r.s) && (r.s[r.i] == '.' || r.s[r.i] == 'e' || r.s[r.i] == 'E') {
+	if i < len(s) && (s[i] == '.' || s[i] == 'e' || s[i] == 'E') {
 		frac := 0
-		if r.s[r.i] == '.' {
-			r.i++
-			f0 := r.i
-			for r.i < len(r.s) && r.s[r.i] >= '0' && r.s[r.i] <= '9' {
-				if n+r.i-f0 < 19 {
-					m = m*10 + uint64(r.s[r.i]-'0')
+		if s[i] == '.' {
+			i++
+			f0 := i
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				if n+i-f0 < 19 {
+					m = m*10 + uint64(s[i]-'0')
 				}
-				r.i++
+				i++
 			}
-			if frac = r.i - f0; frac == 0 {
+			if frac = i - f0; frac == 0 {
+				r.i = i
 				return 0, false
 			}
 		}
-		if r.i < len(r.s) && (r.s[r.i] == 'e' || r.s[r.i] == 'E') {
-			r.i++
-			if r.i < len(r.s) && (r.s[r.i] == '+' || r.s[r.i] == '-') {
-				r.i++
+		if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+			i++
+			if i < len(s) && (s[i] == '+' || s[i] == '-') {
+				i++
 			}
+			r.i = i
 			if r.digits() == 0 {
 				return 0, false
 			}
-			return fastNumber(r.s[start:r.i]), true
+			return fastNumber(s[start:r.i]), true
 		}
+		r.i = i
 		if n+frac > 15 {
-			return fastNumber(r.s[start:r.i]), true
+			return fastNumber(s[start:i]), true
 		}
 		// Mantissa and power of ten are exact: one division rounds as
 		// strtod does (simpleDecimal).
@@ -343,8 +346,9 @@ func (r *extraReader) numberValue() (float64, bool) {
 		}
 		return f, true
 	}
+	r.i = i
 	if n > 18 {
-		return fastNumber(r.s[start:r.i]), true
+		return fastNumber(s[start:i]), true
 	}
 	if neg {
 		return float64(-int64(m)), true
@@ -353,11 +357,13 @@ func (r *extraReader) numberValue() (float64, bool) {
 }
 
 func (r *extraReader) digits() int {
-	start := r.i
-	for r.i < len(r.s) && r.s[r.i] >= '0' && r.s[r.i] <= '9' {
-		r.i++
+	s, i := r.s, r.i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
 	}
-	return r.i - start
+	n := i - r.i
+	r.i = i
+	return n
 }
 
 // strPlain marks the bytes a string token may hold without a closer look.
@@ -374,39 +380,43 @@ var strPlain = func() (t [256]bool) {
 // escape follows it: fastjson.Validate, which ast.ParseExtra follows, checks
 // just the text after the last escape.
 func (r *extraReader) rawStr() (body textSpan, escaped, ok bool) {
-	r.i++
-	start := r.i
+	s, i := r.s, r.i+1
+	start := i
 	control := false // a control character since the last escape
 	for {
-		for r.i < len(r.s) && strPlain[r.s[r.i]] {
-			r.i++
+		for i < len(s) && strPlain[s[i]] {
+			i++
 		}
-		if r.i >= len(r.s) {
+		if i >= len(s) {
+			r.i = i
 			return textSpan{}, false, false
 		}
-		switch r.s[r.i] {
+		switch s[i] {
 		case '"':
-			r.i++
-			return textSpan{lo: start, hi: r.i - 1}, escaped, !control
+			r.i = i + 1
+			return textSpan{lo: start, hi: i}, escaped, !control
 		case '\\':
 			escaped, control = true, false
-			if r.i+1 >= len(r.s) {
+			if i+1 >= len(s) {
+				r.i = i
 				return textSpan{}, false, false
 			}
-			switch r.s[r.i+1] {
+			switch s[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				r.i += 2
+				i += 2
 			case 'u':
-				if _, ok := hex4(r.s[r.i+2:]); !ok {
+				if _, ok := hex4(s[i+2:]); !ok {
+					r.i = i
 					return textSpan{}, false, false
 				}
-				r.i += 6
+				i += 6
 			default:
+				r.i = i
 				return textSpan{}, false, false
 			}
 		default: // a control character
 			control = true
-			r.i++
+			i++
 		}
 	}
 }
