@@ -291,6 +291,16 @@ type colBuilder struct {
 	// bound is the id bound of the build, for sizing the lists.
 	bound uint32
 
+	// dense, once set, holds each id's value as a vref whose index is
+	// first-seen (the final column's dense list, renumbered by finish)
+	// in place of numRef, strRef and boolRef: a key most nodes have then
+	// costs 4 bytes a node instead of 8, and no list to throw away. NaN,
+	// unusable and spilled numbers still keep their lists too. A builder
+	// switches when denseAfter of its first ids have the key, at least
+	// half of them.
+	dense []uint32
+	count int // ids that have the key, until dense is set
+
 	// The last id added and its kind, so a duplicate key in one document
 	// replaces the earlier value (last wins, as in json-c).
 	last     uint32
@@ -338,28 +348,80 @@ func grow[T any](s []T, id, bound uint32) []T {
 	return slices.Grow(s, max(want-len(s), len(s)/4))
 }
 
+// denseAfter is the number of ids with a key after which a builder whose
+// key at least half the ids so far have switches to dense.
+const denseAfter = 1024
+
 // begin drops the value id already has (a duplicate key) before a new one.
 func (b *colBuilder) begin(id uint32) {
 	if !b.any || b.last != id {
 		b.any, b.last = true, id
+		if b.dense == nil {
+			if b.count++; b.count == denseAfter && 2*uint64(b.count) >= uint64(id)+1 {
+				b.toDense()
+			}
+		}
 		return
 	}
+	// In dense mode the new value overwrites id's entry; only the lists
+	// lose their last element.
 	switch b.lastKind {
 	case KindNumber:
 		if n := len(b.nan); n > 0 && b.nan[n-1] == id {
 			b.nan = b.nan[:n-1]
 		} else if b.spilled {
 			b.nums = b.nums[:len(b.nums)-1]
-		} else {
+		} else if b.dense == nil {
 			b.numRef = b.numRef[:len(b.numRef)-1]
 		}
 	case KindString:
-		b.strRef = b.strRef[:len(b.strRef)-1]
+		if b.dense == nil {
+			b.strRef = b.strRef[:len(b.strRef)-1]
+		}
 	case KindBool:
-		b.boolRef = b.boolRef[:len(b.boolRef)-1]
+		if b.dense == nil {
+			b.boolRef = b.boolRef[:len(b.boolRef)-1]
+		}
 	case KindUnusable:
 		b.unusable = b.unusable[:len(b.unusable)-1]
 	}
+	if b.dense != nil {
+		b.dense[id] = 0
+	}
+}
+
+// toDense moves the builder to dense mode.
+func (b *colBuilder) toDense() {
+	d := make([]uint32, b.bound)
+	for _, r := range b.numRef {
+		d[r.id] = vref(KindNumber, r.v)
+	}
+	for _, r := range b.strRef {
+		d[r.id] = vref(KindString, r.v)
+	}
+	for _, r := range b.boolRef {
+		d[r.id] = vref(KindBool, r.v)
+	}
+	// Spilled numbers are placed by finish; these mark them present.
+	for _, e := range b.nums {
+		d[e.id] = vref(KindNumber, 0)
+	}
+	for _, e := range b.late {
+		d[e.id] = vref(KindNumber, 0)
+	}
+	for _, id := range b.nan {
+		d[id] = vref(KindNumber, nanIdx)
+	}
+	for _, id := range b.unusable {
+		d[id] = vref(KindUnusable, 0)
+	}
+	if b.pooled {
+		releaseRefs(b.numRef)
+		releaseRefs(b.strRef)
+		releaseRefs(b.boolRef)
+	}
+	b.numRef, b.strRef, b.boolRef = nil, nil, nil
+	b.dense = d
 }
 
 func (b *colBuilder) addNum(id uint32, f float64) {
@@ -367,6 +429,9 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 	b.lastKind = KindNumber
 	if f != f {
 		b.nan = append(b.nan, id)
+		if b.dense != nil {
+			b.dense[id] = vref(KindNumber, nanIdx)
+		}
 		return
 	}
 	k := floatKey(f)
@@ -378,6 +443,9 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 	}
 	b.nums = grow(b.nums, id, b.bound)
 	b.nums = append(b.nums, numEnt{k, id})
+	if b.dense != nil {
+		b.dense[id] = vref(KindNumber, 0)
+	}
 }
 
 // intern records number key k of id as a ref, unless the builder has
@@ -403,6 +471,10 @@ func (b *colBuilder) intern(id uint32, k uint64) bool {
 		}
 		h.k, h.v = k, v+1
 	}
+	if b.dense != nil {
+		b.dense[id] = vref(KindNumber, h.v-1)
+		return true
+	}
 	b.numRef = grow(b.numRef, id, b.bound)
 	b.numRef = append(b.numRef, ref{id, h.v - 1})
 	return true
@@ -414,6 +486,19 @@ func (b *colBuilder) spill() {
 		return
 	}
 	b.spilled = true
+	if b.dense != nil {
+		// In id order, as the refs would be.
+		for id, r := range b.dense {
+			if Kind(r>>kindShift) == KindNumber && r&idxMask != nanIdx {
+				if k := b.numKeys[r&idxMask]; len(b.nums) > 0 && k < b.nums[len(b.nums)-1].key {
+					b.unsorted = true
+				}
+				b.nums = append(b.nums, numEnt{b.numKeys[r&idxMask], uint32(id)})
+			}
+		}
+		b.numKeys, b.numIdx = nil, nil
+		return
+	}
 	b.nums = slices.Grow(b.nums, len(b.numRef))
 	for _, r := range b.numRef {
 		k := b.numKeys[r.v]
@@ -431,10 +516,16 @@ func (b *colBuilder) spill() {
 func (b *colBuilder) addLateNum(id uint32, f float64) {
 	if f != f {
 		b.nan = append(b.nan, id)
+		if b.dense != nil {
+			b.dense[id] = vref(KindNumber, nanIdx)
+		}
 		return
 	}
 	if k := floatKey(f); !b.intern(id, k) {
 		b.late = append(b.late, numEnt{k, id})
+		if b.dense != nil {
+			b.dense[id] = vref(KindNumber, 0)
+		}
 	}
 }
 
@@ -456,6 +547,10 @@ func (b *colBuilder) addStr(id uint32, s []byte) {
 		}
 		h.s, h.v = b.strVal[v], v+1
 	}
+	if b.dense != nil {
+		b.dense[id] = vref(KindString, h.v-1)
+		return
+	}
 	b.strRef = grow(b.strRef, id, b.bound)
 	b.strRef = append(b.strRef, ref{id, h.v - 1})
 }
@@ -467,6 +562,10 @@ func (b *colBuilder) addBool(id uint32, t bool) {
 	if t {
 		v = 1
 	}
+	if b.dense != nil {
+		b.dense[id] = vref(KindBool, v)
+		return
+	}
 	b.boolRef = grow(b.boolRef, id, b.bound)
 	b.boolRef = append(b.boolRef, ref{id, v})
 }
@@ -475,6 +574,9 @@ func (b *colBuilder) addUnusable(id uint32) {
 	b.begin(id)
 	b.lastKind = KindUnusable
 	b.unusable = append(b.unusable, id)
+	if b.dense != nil {
+		b.dense[id] = vref(KindUnusable, 0)
+	}
 }
 
 func (b *colBuilder) addValue(id uint32, v Value) {
@@ -493,6 +595,9 @@ func (b *colBuilder) addValue(id uint32, v Value) {
 // finish sorts the distinct values and lays the ids out in value order
 // (ids ascending within one value) with a stable counting sort.
 func (b *colBuilder) finish(bound uint32, words int) *column {
+	if b.dense != nil {
+		return b.finishDense(words)
+	}
 	c := &column{dense: make([]uint32, bound), unusable: b.unusable}
 	slices.Sort(c.unusable)
 	for _, id := range b.unusable {
@@ -540,6 +645,97 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 		releaseRefs(b.boolRef)
 		b.numRef, b.strRef, b.boolRef = nil, nil, nil
 	}
+	return c
+}
+
+// finishDense is finish for a builder in dense mode: the ids are laid out
+// by a counting sort over the dense list, which is renumbered in place.
+func (b *colBuilder) finishDense(words int) *column {
+	c := &column{dense: b.dense, unusable: b.unusable, nan: b.nan}
+	b.dense = nil
+	slices.Sort(c.unusable)
+	if b.spilled {
+		ids, start := c.placeNums(b.numbers())
+		c.numStart, c.num = start, newPostings(ids, start, words)
+	}
+	numCount := make([]uint32, len(b.numKeys))
+	strCount := make([]uint32, len(b.strVal))
+	var boolCount [2]uint32
+	for _, r := range c.dense {
+		i := r & idxMask
+		switch Kind(r >> kindShift) {
+		case KindNumber:
+			if !b.spilled && i != nanIdx {
+				numCount[i]++
+			}
+		case KindString:
+			strCount[i]++
+		case KindBool:
+			boolCount[i]++
+		}
+	}
+	// rank maps a first-seen index to its position in value order; next
+	// starts as each value's first position in its ids.
+	lay := func(count []uint32, order []uint32) (rank, next, start, ids []uint32) {
+		rank = make([]uint32, len(count))
+		start = make([]uint32, 0, len(order)+1)
+		pos := uint32(0)
+		for k, i := range order {
+			rank[i] = uint32(k)
+			start = append(start, pos)
+			pos += count[i]
+		}
+		start = append(start, pos)
+		return rank, slices.Clone(start[:len(order)]), start, make([]uint32, pos)
+	}
+	var numRank, numNext, numIDs []uint32
+	if !b.spilled {
+		order := sortedOrder(len(b.numKeys), func(x, y uint32) int { return cmp.Compare(b.numKeys[x], b.numKeys[y]) })
+		c.nums = make([]float64, len(order))
+		for k, i := range order {
+			c.nums[k] = keyFloat(b.numKeys[i])
+		}
+		numRank, numNext, c.numStart, numIDs = lay(numCount, order)
+	}
+	order := sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
+	c.strs = permute(b.strVal, order)
+	strRank, strNext, strStart, strIDs := lay(strCount, order)
+	var boolOrder []uint32
+	for v := range boolCount {
+		if boolCount[v] > 0 {
+			c.bools = append(c.bools, v == 1)
+			boolOrder = append(boolOrder, uint32(v))
+		}
+	}
+	boolRank, boolNext, boolStart, boolIDs := lay(boolCount[:], boolOrder)
+	for id, r := range c.dense {
+		i := r & idxMask
+		switch Kind(r >> kindShift) {
+		case KindNumber:
+			if !b.spilled && i != nanIdx {
+				k := numRank[i]
+				numIDs[numNext[k]] = uint32(id)
+				numNext[k]++
+				c.dense[id] = vref(KindNumber, k)
+			}
+		case KindString:
+			k := strRank[i]
+			strIDs[strNext[k]] = uint32(id)
+			strNext[k]++
+			c.dense[id] = vref(KindString, k)
+		case KindBool:
+			k := boolRank[i]
+			boolIDs[boolNext[k]] = uint32(id)
+			boolNext[k]++
+			c.dense[id] = vref(KindBool, k)
+		}
+	}
+	if !b.spilled {
+		c.num = newPostings(numIDs, c.numStart, words)
+	}
+	c.strStart, c.str = strStart, newPostings(strIDs, strStart, words)
+	c.boolStart, c.boolP = boolStart, newPostings(boolIDs, boolStart, words)
+	c.compact()
 	return c
 }
 

@@ -3,6 +3,7 @@ package index
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -217,4 +218,63 @@ func jsonNumber(text []byte) float64 {
 	}
 	f, _ := strconv.ParseFloat(s, 64)
 	return f
+}
+
+// A builder in dense mode must finish to exactly the column the ref lists
+// give, whatever the mix of types, duplicate keys, NaNs and spills.
+func TestDenseBuilderMatchesRefBuilder(t *testing.T) {
+	spilledDense := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		r := rand.New(rand.NewPCG(seed, 7))
+		bound := uint32(denseAfter*2 + r.IntN(8000))
+		distinct := []int{3, 60, maxInterned + 500}[seed%3]
+		if distinct > maxInterned {
+			bound += 3 * maxInterned // enough numbers to spill
+		}
+		density := []int{100, 90, 60, 45}[seed%4]
+		value := func() Value {
+			switch k := r.IntN(100); {
+			case k < 55:
+				return Value{Kind: KindNumber, Num: float64(r.IntN(distinct)) / 4}
+			case k < 58:
+				return Value{Kind: KindNumber, Num: math.NaN()}
+			case k < 80:
+				return Value{Kind: KindString, Str: strconv.Itoa(r.IntN(distinct))}
+			case k < 95:
+				return Value{Kind: KindBool, Bool: r.IntN(2) == 0}
+			}
+			return Value{Kind: KindUnusable}
+		}
+		dense, refs := newColBuilder(bound), newColBuilder(bound)
+		refs.count = math.MinInt / 2 // never switches
+		for id := range bound {
+			if r.IntN(100) >= density {
+				continue
+			}
+			for range 1 + r.IntN(2)*r.IntN(3) { // duplicate keys now and then
+				v := value()
+				dense.addValue(id, v)
+				refs.addValue(id, v)
+			}
+		}
+		if dense.dense == nil && density >= 50 {
+			t.Fatalf("seed %d: builder did not switch to dense", seed)
+		}
+		if dense.dense != nil && dense.spilled {
+			spilledDense++
+		}
+		words := (int(bound) + 63) / 64
+		got, want := dense.finish(bound, words), refs.finish(bound, words)
+		if !reflect.DeepEqual(got, want) {
+			for id := range bound {
+				if g, w := got.value(id), want.value(id); g != w && !(g.Num != g.Num && w.Num != w.Num) {
+					t.Fatalf("seed %d: node %d: dense %+v, refs %+v", seed, id, g, w)
+				}
+			}
+			t.Fatalf("seed %d: columns differ", seed)
+		}
+	}
+	if spilledDense == 0 {
+		t.Fatal("no dense builder spilled its numbers")
+	}
 }
