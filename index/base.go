@@ -631,7 +631,7 @@ func buildBase(nodes []*Node) (*base, error) {
 // Large builds: from pipelineMin nodes, parseWorkers goroutines read JSON
 // pipelineChunk nodes at a time, at most pipelineAhead chunks ahead.
 const (
-	pipelineMin   = 16384
+	pipelineMin   = 4096
 	pipelineChunk = 2048
 	pipelineAhead = 4
 	parseWorkers  = 2
