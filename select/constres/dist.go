@@ -101,6 +101,17 @@ func distTasks(r *job.Request, avail, vpus []int) (cpus []int, ok bool) {
 	return cpus, true
 }
 
+// taskCPUs is step 3 of _allocate_sc: of cpus free CPUs on a node, those a
+// job that does not hold whole nodes can use, given its ntasks-per-node and
+// cpus-per-task.
+func taskCPUs(r *job.Request, cpus int) int {
+	cpt := r.CPUsPerTaskOr1()
+	if r.NTasksPerNode > 0 {
+		cpus = min(cpus, r.NTasksPerNode*cpt)
+	}
+	return cpus / cpt * cpt
+}
+
 // blockSync reports whether the cores of a node are chosen with
 // _block_sync_core_bitmap rather than _cyclic_sync_core_bitmap (the tail of
 // dist_tasks).
@@ -125,8 +136,28 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 	sockets, cps := p.cl.Sockets[id], p.cl.CoresPerSocket[id]
 	vpus := p.cl.Threads[id]
 	avail := make([]bool, sockets*cps)
+	fc := 0
 	for c := range avail {
 		avail[c] = free == nil || free.Has(uint32(lo+c))
+		if avail[c] {
+			fc++
+		}
+	}
+	if r.GPUsPerNode == 0 && r.GPUsPerJob == 0 {
+		// _allocate_sc keeps only the first free cores (in core order) that
+		// hold the CPUs the tasks can use on the node; the sockets are
+		// then chosen among those. Jobs with GRES are trimmed later, by
+		// the GRES filter, instead.
+		keep := (taskCPUs(r, fc*vpus) + vpus - 1) / vpus
+		for c := range avail {
+			if avail[c] {
+				if keep == 0 {
+					avail[c] = false
+				} else {
+					keep--
+				}
+			}
+		}
 	}
 	var taken []bool
 	if p.blockSync(r) {

@@ -206,10 +206,7 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 		return 0, 0
 	}
 	if !whole {
-		if r.NTasksPerNode > 0 {
-			cpus = min(cpus, r.NTasksPerNode*cpt)
-		}
-		cpus = cpus / cpt * cpt
+		cpus = taskCPUs(r, cpus)
 	}
 	if p.cfg.TrackMemory {
 		freeMem := p.cl.MemoryMB[id]

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// realRecord is one cluster's answers recorded from a running Slurm
+// (testdata/select/slurm-real): the slurm.conf it ran with and, per case,
+// the jobs submitted in order with what Slurm did with each.
+type realRecord struct {
+	SlurmVersion string     `json:"slurm_version"`
+	SlurmCommit  string     `json:"slurm_commit"`
+	SlurmConf    string     `json:"slurm_conf"`
+	GresConf     string     `json:"gres_conf"`
+	Cases        []realCase `json:"cases"`
+}
+
+type realCase struct {
+	Name string    `json:"name"`
+	Mode string    `json:"mode"`
+	Jobs []realJob `json:"jobs"`
+}
+
+type realJob struct {
+	Spec   string      `json:"spec"`
+	Sbatch []string    `json:"sbatch"`
+	Slurm  realOutcome `json:"slurm"`
+}
+
+// realOutcome is `scontrol show job -d` for a submitted job, or the answer
+// of `sbatch --test-only` (OK, Processors, Nodes or Error).
+type realOutcome struct {
+	State      string     `json:"state"`
+	Reason     string     `json:"reason"`
+	Nodes      string     `json:"nodes"`
+	NumCPUs    int        `json:"num_cpus"`
+	PerNode    []realNode `json:"per_node"`
+	OK         bool       `json:"ok"`
+	Processors int        `json:"processors"`
+	Error      string     `json:"error"`
+}
+
+// realNode is one `Nodes= CPU_IDs= Mem= GRES=` line; Cores are the core
+// indexes behind CPU_IDs (CPU id / ThreadsPerCore, as scontrol prints them).
+type realNode struct {
+	Name  string `json:"name"`
+	Cores []int  `json:"cores"`
+	MemMB uint64 `json:"mem_mb"`
+	Gres  string `json:"gres"`
+}
+
+// realKnown are the cases where sift still differs from the running Slurm,
+// keyed "file/case", with the reason. Each is listed in docs/COMPATIBILITY.md.
+var realKnown = map[string]string{}
+
+var selectTypeLine = regexp.MustCompile(`(?m)^SelectType=select/(\S+)`)
+
+func TestSelectMatchesRealSlurm(t *testing.T) {
+	files, err := filepath.Glob("testdata/select/slurm-real/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no recorded Slurm answers: %v", err)
+	}
+	total, agree := 0, 0
+	for _, file := range files {
+		var rec realRecord
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(b, &rec); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		m := selectTypeLine.FindStringSubmatch(rec.SlurmConf)
+		if m == nil {
+			t.Fatalf("%s: no SelectType", file)
+		}
+		plugin := m[1]
+		conf := filepath.Join(t.TempDir(), "slurm.conf")
+		if err := os.WriteFile(conf, []byte(rec.SlurmConf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		base := strings.TrimSuffix(filepath.Base(file), ".json")
+		for _, c := range rec.Cases {
+			key := base + "/" + c.Name
+			total++
+			diff := replayReal(t, conf, plugin, c)
+			known, isKnown := realKnown[key]
+			switch {
+			case diff == "" && isKnown:
+				t.Errorf("%s: now agrees with Slurm; drop it from realKnown (%s)", key, known)
+			case diff == "":
+				agree++
+			case !isKnown:
+				t.Errorf("%s: %s", key, diff)
+			}
+		}
+	}
+	t.Logf("%d cases replayed, %d agree with Slurm, %d known differences", total, agree, len(realKnown))
+}
+
+// replayReal runs a case's jobs in order through sift select and returns
+// how the first differing job differs from Slurm ("" when all agree).
+func replayReal(t *testing.T, conf, plugin string, c realCase) string {
+	t.Helper()
+	state := t.TempDir()
+	for i, j := range c.Jobs {
+		args := []string{"select", "--nodes", conf, "--plugin", plugin, "--output", "json", "--now", "1000000", "--job", j.Spec}
+		if c.Mode == "test-only" {
+			// sbatch --test-only asks slurmctld for a will-run estimate.
+			args = append(args, "--mode", "will-run")
+		} else {
+			args = append(args, "--state", state)
+		}
+		out, errs, code := runCLI(args...)
+		if d := compareReal(c.Mode, j.Slurm, out, errs, code); d != "" {
+			return fmt.Sprintf("job %d (%s): %s", i+1, j.Spec, d)
+		}
+	}
+	return ""
+}
+
+func compareReal(mode string, want realOutcome, out, errs string, code int) string {
+	var got selectOutput
+	if code == 0 {
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			return fmt.Sprintf("bad sift output %q: %v", out, err)
+		}
+	}
+	if mode == "test-only" {
+		switch {
+		case !want.OK && code == 3 && strings.Contains(errs, "never"):
+			return ""
+		case !want.OK:
+			return fmt.Sprintf("Slurm refuses (%s), sift exits %d %q %q", want.Error, code, strings.TrimSpace(out), strings.TrimSpace(errs))
+		case code != 0:
+			return fmt.Sprintf("Slurm would start it on %s, sift exits %d %q", want.Nodes, code, strings.TrimSpace(errs))
+		case got.Nodes != want.Nodes || got.TotalCPUs != want.Processors:
+			return fmt.Sprintf("Slurm %s with %d CPUs, sift %s with %d", want.Nodes, want.Processors, got.Nodes, got.TotalCPUs)
+		case got.Start != 1000000:
+			return fmt.Sprintf("Slurm starts it now, sift at %d", got.Start)
+		}
+		return ""
+	}
+	switch want.State {
+	case "RUNNING":
+	case "PENDING":
+		never := want.Reason == "PartitionConfig" || want.Reason == "BadConstraints" || strings.HasPrefix(want.Reason, "ReqNodeNotAvail")
+		switch {
+		case code != 3:
+			return fmt.Sprintf("Slurm leaves it pending (%s), sift exits %d %q", want.Reason, code, strings.TrimSpace(out))
+		case never != strings.Contains(errs, "never"):
+			return fmt.Sprintf("Slurm leaves it pending (%s), sift says %q", want.Reason, strings.TrimSpace(errs))
+		}
+		return ""
+	case "REJECTED":
+		if code == 3 && strings.Contains(errs, "never") || code == 2 {
+			return ""
+		}
+		return fmt.Sprintf("Slurm rejects it (%s), sift exits %d %q", want.Error, code, strings.TrimSpace(out))
+	default:
+		return fmt.Sprintf("unexpected Slurm state %q", want.State)
+	}
+	if code != 0 {
+		return fmt.Sprintf("Slurm runs it on %s, sift exits %d %q", want.Nodes, code, strings.TrimSpace(errs))
+	}
+	if got.Nodes != want.Nodes {
+		return fmt.Sprintf("nodes: Slurm %s, sift %s", want.Nodes, got.Nodes)
+	}
+	if got.TotalCPUs != want.NumCPUs {
+		return fmt.Sprintf("CPUs: Slurm %d, sift %d", want.NumCPUs, got.TotalCPUs)
+	}
+	if len(got.PerNode) != len(want.PerNode) {
+		return fmt.Sprintf("per-node lines: Slurm %d, sift %d", len(want.PerNode), len(got.PerNode))
+	}
+	for k, w := range want.PerNode {
+		g := got.PerNode[k]
+		if g.Name != w.Name {
+			return fmt.Sprintf("node %d: Slurm %s, sift %s", k, w.Name, g.Name)
+		}
+		if cores := ranges(w.Cores); got.Plugin != "linear" && g.Cores != cores {
+			return fmt.Sprintf("%s cores: Slurm %s, sift %s", w.Name, cores, g.Cores)
+		}
+		if g.MemMB != w.MemMB {
+			return fmt.Sprintf("%s memory: Slurm %d, sift %d", w.Name, w.MemMB, g.MemMB)
+		}
+		if gpus := gresGPUs(w.Gres); g.GPUs != gpus {
+			return fmt.Sprintf("%s GPUs: Slurm %d (%s), sift %d", w.Name, gpus, w.Gres, g.GPUs)
+		}
+	}
+	return ""
+}
+
+// gresGPUs counts the GPUs of a GRES= detail such as gpu:a100:2(IDX:0-1).
+func gresGPUs(s string) int {
+	n := 0
+	for _, item := range strings.Split(s, ",") {
+		if !strings.HasPrefix(item, "gpu") {
+			continue
+		}
+		item, _, _ = strings.Cut(item, "(")
+		f := strings.Split(item, ":")
+		if c, err := strconv.Atoi(f[len(f)-1]); err == nil {
+			n += c
+		}
+	}
+	return n
+}
