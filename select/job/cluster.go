@@ -309,3 +309,26 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 		r.CPUsPerTask = need
 	}
 }
+
+// FilterNodes removes from cand the nodes whose configuration can never
+// hold the job, whatever the select plugin (node_scheduler.c
+// _build_node_list): fewer CPUs than cpus-per-task x ntasks-per-node, or
+// less real memory than the job asks per node. A per-CPU request is
+// compared per CPU, as Slurm does; memory counts here even when it is not
+// a consumable resource.
+func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
+	minCPUs := r.CPUsPerTaskOr1() * max(r.NTasksPerNode, 1)
+	mem := r.MemPerCPU
+	if mem == 0 && r.MemPerNodeSet {
+		mem = r.MemPerNode
+	}
+	drop := roaring.New()
+	it := cand.Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		if int(id) >= c.N || c.CPUs[id] < minCPUs || c.MemoryMB[id] < mem {
+			drop.Add(id)
+		}
+	}
+	cand.AndNot(drop)
+}

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/nodesift/sift/index"
@@ -113,6 +114,41 @@ func TestApplyMemoryPolicyNodeMemoryUnderCPULimit(t *testing.T) {
 			r.ApplyMemoryPolicy(c, 0, 0)
 			if r.CPUsPerTask != tc.cpt {
 				t.Errorf("cpus-per-task %d, want %d", r.CPUsPerTask, tc.cpt)
+			}
+		})
+	}
+}
+
+// TestFilterNodesFollowsBuildNodeList checks node_scheduler.c
+// _build_node_list: nodes too small in CPUs or memory never hold the job,
+// whether or not memory is consumable.
+func TestFilterNodesFollowsBuildNodeList(t *testing.T) {
+	s, err := index.Build([]index.Node{
+		{Name: "small", CPUs: 8, MemoryMB: 16000},
+		{Name: "big", CPUs: 36, MemoryMB: 256000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want []uint32
+	}{
+		{"no request keeps every node", Request{}, []uint32{0, 1}},
+		{"memory per node above a node's", Request{MemPerNode: 20000, MemPerNodeSet: true}, []uint32{1}},
+		{"memory per node above every node's", Request{MemPerNode: 300000, MemPerNodeSet: true}, nil},
+		{"memory per cpu compared per cpu", Request{MemPerCPU: 16000, NTasks: 4}, []uint32{0, 1}},
+		{"cpus per task above a node's", Request{CPUsPerTask: 9}, []uint32{1}},
+		{"tasks per node times cpus per task", Request{NTasksPerNode: 5, CPUsPerTask: 2}, []uint32{1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cand := s.Live().Clone()
+			r := tc.req
+			r.FilterNodes(c, cand)
+			if got := cand.ToArray(); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
 	}
