@@ -12,6 +12,7 @@ import (
 )
 
 type nodeSpec struct {
+	cpus                    int // 0: sockets x cores x threads
 	sockets, cores, threads int
 	mem                     uint64
 	gpus                    uint64
@@ -22,7 +23,7 @@ func testCluster(t testing.TB, specs ...nodeSpec) *job.Cluster {
 	t.Helper()
 	nodes := make([]index.Node, len(specs))
 	for i, s := range specs {
-		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), Sockets: s.sockets, CoresPerSocket: s.cores, ThreadsPerCore: s.threads,
+		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), CPUs: s.cpus, Sockets: s.sockets, CoresPerSocket: s.cores, ThreadsPerCore: s.threads,
 			MemoryMB: s.mem, Weight: s.weight, Partitions: []string{"p"}}
 		if s.gpus > 0 {
 			nodes[i].Gres = []index.Gres{{Name: "gpu", Type: "a100", Count: s.gpus}}
@@ -413,6 +414,60 @@ func TestSyncCoreBitmap(t *testing.T) {
 	if _, ok := cyclicCores(free("10000000"), 2, 4, 2, 1, 1, false); ok {
 		t.Error("cyclic with too few cores succeeded")
 	}
+	// CR_Socket: a used socket is completed from where the scan stopped;
+	// the cores of socket 1 it passed over (not free) stay out.
+	if got, _ := cyclicCores(free("11111100"), 2, 4, 6, 1, 1, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5}) {
+		t.Errorf("cyclic whole sockets after a full scan: %v", list(got))
+	}
+	if got, _ := cyclicCores(free("11111111"), 2, 4, 2, 1, 1, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+		t.Errorf("cyclic whole sockets: %v", list(got))
+	}
+}
+
+// TestRealSlurmLayouts are layouts recorded from a running Slurm 26.11.0rc1
+// on nodes of 2 sockets x 18 cores (CPUs=36, ThreadsPerCore=2).
+func TestRealSlurmLayouts(t *testing.T) {
+	cirrus := nodeSpec{cpus: 36, sockets: 2, cores: 18, threads: 2, mem: 256000}
+	for _, tc := range []struct {
+		name  string
+		units Units
+		job   string
+		cores [][]int
+		total int
+	}{
+		// _allocate_sc keeps the first free cores the tasks can use, so
+		// the cyclic layout only chooses among cores 0-3.
+		{"ntasks-per-node trims to the first cores", UnitCore, "nodes=2,ntasks-per-node=4",
+			[][]int{{0, 1, 2, 3}, {0, 1, 2, 3}}, 8},
+		{"one task of 20 CPUs spills into socket 1", UnitCore, "ntasks=2,cpus-per-task=20",
+			[][]int{seq(0, 19), seq(0, 19)}, 40},
+		{"without a cap the layout is cyclic", UnitCore, "ntasks=4", [][]int{{0, 1, 18, 19}}, 4},
+		// eval_nodes_cpus_to_use keeps a socket's CPUs per node still needed.
+		{"CR_Socket keeps a socket for the next node", UnitSocket, "nodes=2,ntasks=8",
+			[][]int{seq(0, 17), seq(0, 35)}, 54},
+		{"CR_Socket counts every touched socket", UnitSocket, "ntasks=2,cpus-per-task=20",
+			[][]int{seq(0, 19), seq(0, 19)}, 72},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(testCluster(t, same(4, cirrus)...), Config{TrackMemory: true, Units: tc.units})
+			a := run(t, p, tc.job, nil)
+			var got [][]int
+			for _, n := range a.PerNode {
+				got = append(got, n.Cores)
+			}
+			if !slices.EqualFunc(got, tc.cores, slices.Equal[[]int]) || a.TotalCPUs != tc.total {
+				t.Errorf("cores %v total %d, want %v total %d", got, a.TotalCPUs, tc.cores, tc.total)
+			}
+		})
+	}
+}
+
+func seq(lo, hi int) []int {
+	var out []int
+	for i := lo; i <= hi; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 // TestCanJobRunOnNodeMemoryPerCPU follows job_test.c _can_job_run_on_node:

@@ -270,9 +270,11 @@ func cyclicCores(avail []bool, sockets, cps, cpus, vpus, cpt int, wholeSockets b
 		}
 	}
 	if wholeSockets {
+		// Slurm marks the rest of a used socket from where its scan
+		// stopped; cores the scan passed over stay out.
 		for s := range used {
 			if used[s] {
-				for c := s * cps; c < (s+1)*cps; c++ {
+				for c := start[s]; c < end[s]; c++ {
 					taken[c] = true
 				}
 			}

@@ -303,8 +303,10 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		a, err = p.runNow(r, usable, now)
 	}
 	if err != nil {
-		if _, terr := p.testOnly(r, all); terr != nil {
-			return nil, terr
+		// Slurm's test-only answer is test 0 alone: a job whose layout
+		// fails later (tasks, memory of whole sockets) stays pending.
+		if _, ok := p.selectNodes(nil, r, all, nil); !ok {
+			return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
 		}
 		return nil, err
 	}
