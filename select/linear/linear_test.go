@@ -85,8 +85,10 @@ func TestRunNowBestFit(t *testing.T) {
 			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{1, 2}},
 		{"§1.4 homogeneous CPU demand uses runs", "ntasks=8",
 			[]int{4, 4, 4, 4, 4}, nil, bm(0, 1, 3, 4), []uint32{0, 1}},
-		{"§1.4 heterogeneous but enough CPUs per node keeps runs", "nodes=2",
-			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{0, 1}},
+		{"§1.7 each node configuration is a node set, tried alone first", "nodes=2",
+			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{3, 4}},
+		{"§1.4 heterogeneous but enough CPUs per node keeps runs", "nodes=3",
+			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{0, 3, 4}},
 		{"§1.7 lighter weight tier first", "nodes=2", nil, []uint32{5, 5, 5, 1, 1, 1, 5, 5, 5, 5, 5, 5}, nil, []uint32{3, 4}},
 		{"§1.7 too few light nodes: all tiers together", "nodes=4", nil, []uint32{5, 5, 5, 1, 1, 1, 5, 5, 5, 5, 5, 5}, nil, []uint32{0, 1, 2, 3}},
 	} {

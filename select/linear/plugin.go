@@ -1,9 +1,11 @@
 package linear
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -38,9 +40,8 @@ type Plugin struct {
 
 	usable bits.Set
 	live   bits.Set
-	// tierW and tierSet are the distinct node weights, lightest first, and
-	// the nodes of each.
-	tierW   []uint32
+	// tierSet are slurmctld's node sets: the nodes of each distinct node
+	// configuration, lightest weight first.
 	tierSet []bits.Set
 	// uniformCPUs is every live node's CPU count when they all agree, else
 	// 0; minCPUs and minMem are the smallest over live nodes.
@@ -77,16 +78,20 @@ var _ job.Plugin = (*Plugin)(nil)
 func New(cl *job.Cluster, cfg Config) *Plugin {
 	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N)}
 	live := bits.FromRoaring(cl.Snap.Live(), cl.N)
-	byW := map[uint32]bits.Set{}
+	byConf := map[string]int{}
+	var weights []uint32
 	p.minCPUs, p.minMem = int(^uint(0)>>1), ^uint64(0)
 	p.uniformCPUs = -1
 	live.Each(func(id uint32) bool {
-		w := cl.Weight[id]
-		if byW[w] == nil {
-			byW[w] = bits.New(cl.N)
-			p.tierW = append(p.tierW, w)
+		key := configKey(cl, id)
+		i, ok := byConf[key]
+		if !ok {
+			i = len(p.tierSet)
+			byConf[key] = i
+			p.tierSet = append(p.tierSet, bits.New(cl.N))
+			weights = append(weights, cl.Weight[id])
 		}
-		byW[w].Add(id)
+		p.tierSet[i].Add(id)
 		c := cl.CPUs[id]
 		p.minCPUs = min(p.minCPUs, c)
 		p.minMem = min(p.minMem, cl.MemoryMB[id])
@@ -98,13 +103,36 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 		return true
 	})
 	p.uniformCPUs = max(p.uniformCPUs, 0)
-	slices.Sort(p.tierW)
-	for _, w := range p.tierW {
-		p.tierSet = append(p.tierSet, byW[w])
+	// read_config.c sorts the config records by weight (a stable sort of
+	// slurm.conf order) and merges identical ones into the first; node
+	// sets keep that order.
+	order := make([]int, len(p.tierSet))
+	for i := range order {
+		order[i] = i
 	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(weights[a], weights[b]) })
+	sets := make([]bits.Set, len(order))
+	for k, i := range order {
+		sets[k] = p.tierSet[i]
+	}
+	p.tierSet = sets
 	p.st.clean.And(live)
 	p.live = live
 	return p
+}
+
+// configKey identifies node id's config record: nodes whose slurm.conf
+// resources, features, GRES and weight all agree share one
+// (node_mgr.c _is_dup_config_record).
+func configKey(cl *job.Cluster, id uint32) string {
+	n, _ := cl.Snap.Node(id)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d/%d/%d/%d/%d/%d/%d/%d/%q/", cl.Weight[id], n.CPUs, n.Boards, n.Sockets, n.CoresPerSocket, n.ThreadsPerCore,
+		n.MemoryMB, len(n.Features), n.Features)
+	for _, g := range n.Gres {
+		fmt.Fprintf(&b, "%q:%q:%d,", g.Name, g.Type, g.Count)
+	}
+	return b.String()
 }
 
 // Cluster is the cluster the plugin selects from.
@@ -520,7 +548,11 @@ func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 func (p *Plugin) allocation(r *job.Request, out bits.Set, total int, start int64, pre []uint32) *job.Allocation {
 	a := &job.Allocation{Nodes: out.Roaring(), TotalCPUs: total, Start: start, Preempted: pre}
 	out.Each(func(id uint32) bool {
-		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: p.jobMem(r, int(id)), GPUs: p.cl.GPUCount(id, r.GPUType)})
+		var mem uint64
+		if p.cfg.TrackMemory {
+			mem = p.jobMem(r, int(id)) // Slurm records none otherwise
+		}
+		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: mem, GPUs: p.cl.GPUCount(id, r.GPUType)})
 		return true
 	})
 	return a
