@@ -17,13 +17,8 @@ var fluxRParsers fastjson.ParserPool
 // isFluxR reports whether data is a Flux R document: a JSON object with
 // both "version" and "execution" members.
 func isFluxR(data []byte) bool {
-	p := fluxRParsers.Get()
-	defer fluxRParsers.Put(p)
-	v, err := p.ParseBytes(data)
-	if err != nil || v.Type() != fastjson.TypeObject {
-		return false
-	}
-	return v.Exists("version") && v.Exists("execution")
+	ms, ok := topMembers(data)
+	return ok && hasKey(data, ms, "version") && hasKey(data, ms, "execution")
 }
 
 // ParseFluxR reads a Flux R document (RFC 20, version 1) into one node per

@@ -128,6 +128,40 @@ func PartitionsOf(nodes []index.Node) []Partition {
 	return parts
 }
 
+// topMembers returns the members of the JSON object data holds, or false
+// when data is not exactly one valid JSON object. Format detection reads
+// keys only: one scan, without parsing a large document into values.
+func topMembers(data []byte) ([]member, bool) {
+	sc := scanner{b: data}
+	i := sc.ws(0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	var ms []member
+	end, err := sc.object(i, 1, &ms)
+	if err != nil || sc.ws(end) != len(data) {
+		return nil, false
+	}
+	return ms, true
+}
+
+// lastMember returns the member of ms named key (the last, as JSON parsers
+// keep it); keys are compared as written, escapes and all.
+func lastMember(data []byte, ms []member, key string) (member, bool) {
+	for k := len(ms) - 1; k >= 0; k-- {
+		m := ms[k]
+		if m.keyEnd-m.keyStart == len(key)+2 && string(data[m.keyStart+1:m.keyEnd-1]) == key {
+			return m, true
+		}
+	}
+	return member{}, false
+}
+
+func hasKey(data []byte, ms []member, key string) bool {
+	_, ok := lastMember(data, ms, key)
+	return ok
+}
+
 // isSlurmConf reports whether data looks like slurm.conf: not JSON, and a
 // line that starts with a NodeName= or PartitionName= key (in any case).
 func isSlurmConf(data []byte) bool {
