@@ -16,8 +16,10 @@ import (
 type format struct {
 	// name is the format's --nodes-format value.
 	name string
-	// detect reports whether data is in this format, from its content only.
-	detect func(data []byte) bool
+	// detect reports whether data is in this format, from its content only;
+	// top holds the members of data's top-level JSON object, or is nil when
+	// data is not one.
+	detect func(data []byte, top []member) bool
 	parse  func(file string, data []byte) (*Cluster, []Warning, error)
 }
 
@@ -85,8 +87,9 @@ func ParseCluster(file string, data []byte, formatName string) (*Cluster, []Warn
 		}
 		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("unknown inventory format %q, expected one of %s", formatName, strings.Join(FormatNames(), ", "))}
 	}
+	top, _ := topMembers(data)
 	for _, f := range formats {
-		if f.detect(data) {
+		if f.detect(data, top) {
 			return f.parse(file, data)
 		}
 	}
@@ -137,7 +140,7 @@ func topMembers(data []byte) ([]member, bool) {
 	if i >= len(data) || data[i] != '{' {
 		return nil, false
 	}
-	var ms []member
+	ms := []member{}
 	end, err := sc.object(i, 1, &ms)
 	if err != nil || sc.ws(end) != len(data) {
 		return nil, false
@@ -164,7 +167,7 @@ func hasKey(data []byte, ms []member, key string) bool {
 
 // isSlurmConf reports whether data looks like slurm.conf: not JSON, and a
 // line that starts with a NodeName= or PartitionName= key (in any case).
-func isSlurmConf(data []byte) bool {
+func isSlurmConf(data []byte, _ []member) bool {
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		return false
 	}

@@ -35,11 +35,7 @@ func ParseSlurmJSON(name string, data []byte) ([]index.Node, []Warning, error) {
 }
 
 // isSlurmJSON reports whether data looks like scontrol or sinfo JSON output.
-func isSlurmJSON(data []byte) bool {
-	ms, ok := topMembers(data)
-	if !ok {
-		return false
-	}
+func isSlurmJSON(data []byte, ms []member) bool {
 	// A sift node file also has "nodes"; Slurm's output carries "meta" or
 	// data_parser field names that sift's format does not use.
 	if hasKey(data, ms, "sinfo") || hasKey(data, ms, "meta") || hasKey(data, ms, "last_update") {
