@@ -186,9 +186,42 @@ func (l *List) parseFlux(s string) error {
 	}
 }
 
-// slurmNextTok is hostlist.c's _next_tok: take bytes up to a separator, but
-// keep going past separators that sit inside a [...] pair.
-func slurmNextTok(s string, pos int) (tok string, start, next int) {
+// slurmTokens is hostlist.c's _next_tok: take bytes up to a separator, but
+// keep going past separators that sit inside a [...] pair. _next_tok looks
+// for the next '[' and ']' over the whole rest of the string each time, which
+// is quadratic in a long list of plain hosts; the positions it finds are
+// remembered instead, which gives the same tokens, because the scan only
+// ever moves forward.
+type slurmTokens struct {
+	s string
+	// next[c] is the first c at or after from[c] (-1: none), for '[' and ']'.
+	next, from [2]int
+}
+
+func newSlurmTokens(s string) *slurmTokens {
+	return &slurmTokens{s: s, next: [2]int{-2, -2}}
+}
+
+// index returns the index of the first '[' (k 0) or ']' (k 1) at or after
+// pos, or -1. Like strchr on the C token, it stops at the end of the
+// string only.
+func (t *slurmTokens) index(k, pos int) int {
+	if t.next[k] != -2 && t.from[k] <= pos && (t.next[k] < 0 || t.next[k] >= pos) {
+		return t.next[k]
+	}
+	i := -1
+	if pos <= len(t.s) {
+		if i = strings.IndexByte(t.s[pos:], "[]"[k]); i >= 0 {
+			i += pos
+		}
+	}
+	t.next[k], t.from[k] = i, pos
+	return i
+}
+
+// nextTok returns the token at or after pos and where the scan goes on.
+func (t *slurmTokens) nextTok(pos int) (tok string, start, next int) {
+	s := t.s
 	for pos < len(s) && isSlurmSep(s[pos]) {
 		pos++
 	}
@@ -203,11 +236,11 @@ func slurmNextTok(s string, pos int) (tok string, start, next int) {
 			end++
 		}
 		for {
-			open := indexFrom(s, parse, '[')
+			open := t.index(0, parse)
 			if open < 0 || open > end {
 				goto done
 			}
-			close := indexFrom(s, parse, ']')
+			close := t.index(1, parse)
 			if close < 0 || close < open {
 				goto done
 			}
@@ -223,24 +256,12 @@ done:
 	return s[start:end], start, end
 }
 
-// indexFrom returns the index of the first c at or after from, or -1.
-// Like strchr on the C token, it stops at the end of the string only.
-func indexFrom(s string, from int, c byte) int {
-	if from > len(s) {
-		return -1
-	}
-	i := strings.IndexByte(s[from:], c)
-	if i < 0 {
-		return -1
-	}
-	return from + i
-}
-
 func isSlurmSep(c byte) bool { return c == ',' || c == ' ' || c == '\t' || c == '\n' }
 
 func (l *List) parseSlurm(s string) error {
+	toks := newSlurmTokens(s)
 	for pos := 0; ; {
-		tok, start, next := slurmNextTok(s, pos)
+		tok, start, next := toks.nextTok(pos)
 		if tok == "" {
 			return nil
 		}

@@ -96,6 +96,10 @@ type base struct {
 	other map[string]uint32
 	cols  map[string]*column
 	props map[string]*roaring.Bitmap
+	// propW holds, for the properties at least one node in 16 has, the
+	// same set as dense words: no larger than roaring's array form, and a
+	// leaf copies it instead of setting its bits one by one.
+	propW map[string][]uint64
 	hosts map[hostKey]*hostCol
 	// ranks is nil when every node's rank is its id, the usual case.
 	ranks *rankCol
@@ -371,11 +375,19 @@ func (bb *baseBuilder) finishCols(workers int) {
 func (bb *baseBuilder) finishProps() {
 	b := bb.b
 	b.props = make(map[string]*roaring.Bitmap, len(bb.propIDs))
+	b.propW = map[string][]uint64{}
 	for f, ids := range bb.propIDs {
 		bm := roaring.New()
 		bm.AddMany(*ids)
 		bm.RunOptimize()
 		b.props[f] = bm
+		if 16*len(*ids) >= int(b.bound) {
+			w := make([]uint64, b.words)
+			for _, id := range *ids {
+				w[id>>6] |= 1 << (id & 63)
+			}
+			b.propW[f] = w
+		}
 	}
 }
 

@@ -593,7 +593,9 @@ func (b *colBuilder) addValue(id uint32, v Value) {
 }
 
 // finish sorts the distinct values and lays the ids out in value order
-// (ids ascending within one value) with a stable counting sort.
+// with a stable counting sort: ids ascending within one value, except in
+// a fold's ref lists, which list a value's changed ids after its old ones
+// (leaves do not depend on the order within a value).
 func (b *colBuilder) finish(bound uint32, words int) *column {
 	if b.dense != nil {
 		return b.finishDense(words)

@@ -35,6 +35,15 @@
 // and ranks equal to ids need no column at all. Names resolve through the
 // hostname columns; only names without a numeric suffix sit in a map.
 //
+// # Building
+//
+// Builds of 4096 nodes or more use both cores: two workers parse the
+// extra JSON a chunk of nodes ahead, one goroutine feeds the parsed values
+// in id order to the column builders, another records names, ranks and
+// features; the columns then finish two at a time. A column builder keeps
+// (id, value) pairs until most of its first ids turn out to have the key,
+// then writes values straight into the column's dense vref list.
+//
 // # Updates
 //
 // A snapshot is a columnar base plus an overlay of whole-node records

@@ -6,6 +6,9 @@ type Node struct {
 	Name string
 	// Rank is the node's Flux rank (by default its position).
 	Rank uint32
+	// Weight is the node's Slurm scheduling weight (lower is used first).
+	// It sits beside Rank so that the two share one word.
+	Weight uint32
 	// Extra is the node's Slurm extra data exactly as slurmd --extra would
 	// pass it: raw JSON text. Nil means the node has no extra data; text that
 	// is not valid JSON leaves the node without parsed extra data.
@@ -20,7 +23,6 @@ type Node struct {
 	ThreadsPerCore int
 	MemoryMB       uint64
 	Gres           []Gres
-	Weight         uint32
 	// State is the node's base state in lower case: idle, mixed, allocated,
 	// down, drain (or drained/draining), or empty for idle.
 	State      string

@@ -2,6 +2,10 @@ package index
 
 import (
 	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -92,4 +96,87 @@ func TestFoldPatchMatchesRebuild(t *testing.T) {
 	if patched == 0 {
 		t.Fatal("no fold took the patch path")
 	}
+}
+
+// A fold whose changes give a key to most of the first ids switches its
+// builder to dense mode after feeding it the old column's ref lists; the
+// column must come out exactly as in ref mode.
+func TestFoldSwitchingToDenseMatchesRefMode(t *testing.T) {
+	nodes := synthNodes(3000, 9)
+	s, err := Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const changes = 1500
+	changed := make([]uint64, s.Words())
+	for id := range uint32(changes) {
+		changed[id>>6] |= 1 << (id & 63)
+	}
+	for _, key := range []string{"a", "foo", "mem", "b"} {
+		r := rand.New(rand.NewPCG(uint64(len(key)), 3))
+		var vals []Value
+		for range changes {
+			switch k := r.IntN(10); {
+			case k < 2: // numbers do not count towards the switch
+				vals = append(vals, Value{Kind: KindNumber, Num: float64(r.IntN(5000)) / 8})
+			case k < 8:
+				vals = append(vals, Value{Kind: KindString, Str: fmt.Sprint(r.IntN(40))})
+			case k < 9:
+				vals = append(vals, Value{Kind: KindBool, Bool: r.IntN(2) == 0})
+			default:
+				vals = append(vals, Value{Kind: KindUnusable})
+			}
+		}
+		dense, refs := newColBuilder(s.bound), newColBuilder(s.bound)
+		refs.count = math.MinInt / 2 // never switches
+		for _, cb := range []*colBuilder{dense, refs} {
+			s.b.cols[key].feed(cb, changed, changes)
+			for id, v := range vals {
+				if v.Kind == KindNumber {
+					cb.addLateNum(uint32(id), v.Num)
+				} else {
+					cb.addValue(uint32(id), v)
+				}
+			}
+		}
+		if dense.dense == nil {
+			t.Fatalf("%s: builder did not switch to dense", key)
+		}
+		words := s.Words()
+		got, want := dense.finish(s.bound, words), refs.finish(s.bound, words)
+		if err := sameColumn(got, want, s.bound); err != nil {
+			t.Fatalf("%s: dense and ref-mode folds differ: %v", key, err)
+		}
+	}
+}
+
+// sameColumn reports how two columns differ in what they hold: every id's
+// value, the distinct values of each type, and the ids of each value. A
+// fold in ref mode may list one value's ids out of id order (old ids
+// first, then changed ones); leaves do not depend on that order.
+func sameColumn(a, b *column, bound uint32) error {
+	for id := range bound {
+		if va, vb := a.value(id), b.value(id); va != vb && !(va.Num != va.Num && vb.Num != vb.Num) {
+			return fmt.Errorf("node %d: %+v vs %+v", id, va, vb)
+		}
+	}
+	if !reflect.DeepEqual(a.nums, b.nums) || !reflect.DeepEqual(a.strs, b.strs) || !reflect.DeepEqual(a.bools, b.bools) {
+		return fmt.Errorf("distinct values differ")
+	}
+	idsOf := func(p *postings, start []uint32) [][]uint32 {
+		var out [][]uint32
+		for k := 0; k+1 < len(start); k++ {
+			out = append(out, slices.Sorted(slices.Values(p.ids[start[k]:start[k+1]])))
+		}
+		return out
+	}
+	if !reflect.DeepEqual(idsOf(&a.num, a.numStart), idsOf(&b.num, b.numStart)) ||
+		!reflect.DeepEqual(idsOf(&a.str, a.strStart), idsOf(&b.str, b.strStart)) ||
+		!reflect.DeepEqual(idsOf(&a.boolP, a.boolStart), idsOf(&b.boolP, b.boolStart)) {
+		return fmt.Errorf("ids by value differ")
+	}
+	if !reflect.DeepEqual(a.nan, b.nan) || !reflect.DeepEqual(a.unusable, b.unusable) {
+		return fmt.Errorf("NaN or unusable ids differ")
+	}
+	return nil
 }

@@ -180,9 +180,14 @@ func (s *Snapshot) NodeProperty(id uint32, name string) bool {
 // PropertyLeaf overwrites dst with the live nodes that have feature name or
 // are named name.
 func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
-	clearWords(dst)
-	if bm := s.b.props[name]; bm != nil {
-		bm.WriteDenseTo(dst)
+	if w := s.b.propW[name]; w != nil {
+		copy(dst, w)
+		clearWords(dst[len(w):])
+	} else {
+		clearWords(dst)
+		if bm := s.b.props[name]; bm != nil {
+			bm.WriteDenseTo(dst)
+		}
 	}
 	if id, ok := s.b.lookup(name); ok {
 		setBit(dst, id, true)

@@ -99,7 +99,7 @@ func (s *Snapshot) SizeBytes() int {
 		n += len(key) + 16 + c.sizeBytes()
 	}
 	for f, bm := range b.props {
-		n += len(f) + 16 + int(bm.GetSizeInBytes())
+		n += len(f) + 16 + int(bm.GetSizeInBytes()) + 8*len(b.propW[f])
 	}
 	for k, h := range b.hosts {
 		n += len(k.alpha) + 24 + h.sizeBytes()

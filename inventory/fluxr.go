@@ -16,14 +16,8 @@ var fluxRParsers fastjson.ParserPool
 
 // isFluxR reports whether data is a Flux R document: a JSON object with
 // both "version" and "execution" members.
-func isFluxR(data []byte) bool {
-	p := fluxRParsers.Get()
-	defer fluxRParsers.Put(p)
-	v, err := p.ParseBytes(data)
-	if err != nil || v.Type() != fastjson.TypeObject {
-		return false
-	}
-	return v.Exists("version") && v.Exists("execution")
+func isFluxR(data []byte, top []member) bool {
+	return hasKey(data, top, "version") && hasKey(data, top, "execution")
 }
 
 // ParseFluxR reads a Flux R document (RFC 20, version 1) into one node per

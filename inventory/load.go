@@ -16,8 +16,10 @@ import (
 type format struct {
 	// name is the format's --nodes-format value.
 	name string
-	// detect reports whether data is in this format, from its content only.
-	detect func(data []byte) bool
+	// detect reports whether data is in this format, from its content only;
+	// top holds the members of data's top-level JSON object, or is nil when
+	// data is not one.
+	detect func(data []byte, top []member) bool
 	parse  func(file string, data []byte) (*Cluster, []Warning, error)
 }
 
@@ -85,8 +87,9 @@ func ParseCluster(file string, data []byte, formatName string) (*Cluster, []Warn
 		}
 		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("unknown inventory format %q, expected one of %s", formatName, strings.Join(FormatNames(), ", "))}
 	}
+	top, _ := topMembers(data)
 	for _, f := range formats {
-		if f.detect(data) {
+		if f.detect(data, top) {
 			return f.parse(file, data)
 		}
 	}
@@ -128,9 +131,43 @@ func PartitionsOf(nodes []index.Node) []Partition {
 	return parts
 }
 
+// topMembers returns the members of the JSON object data holds, or false
+// when data is not exactly one valid JSON object. Format detection reads
+// keys only: one scan, without parsing a large document into values.
+func topMembers(data []byte) ([]member, bool) {
+	sc := scanner{b: data}
+	i := sc.ws(0)
+	if i >= len(data) || data[i] != '{' {
+		return nil, false
+	}
+	ms := []member{}
+	end, err := sc.object(i, 1, &ms)
+	if err != nil || sc.ws(end) != len(data) {
+		return nil, false
+	}
+	return ms, true
+}
+
+// lastMember returns the member of ms named key (the last, as JSON parsers
+// keep it); keys are compared as written, escapes and all.
+func lastMember(data []byte, ms []member, key string) (member, bool) {
+	for k := len(ms) - 1; k >= 0; k-- {
+		m := ms[k]
+		if m.keyEnd-m.keyStart == len(key)+2 && string(data[m.keyStart+1:m.keyEnd-1]) == key {
+			return m, true
+		}
+	}
+	return member{}, false
+}
+
+func hasKey(data []byte, ms []member, key string) bool {
+	_, ok := lastMember(data, ms, key)
+	return ok
+}
+
 // isSlurmConf reports whether data looks like slurm.conf: not JSON, and a
 // line that starts with a NodeName= or PartitionName= key (in any case).
-func isSlurmConf(data []byte) bool {
+func isSlurmConf(data []byte, _ []member) bool {
 	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		return false
 	}

@@ -15,7 +15,7 @@ import (
 // isNodeFile reports whether data looks like a sift node file: JSON text
 // whose first value is an object. Formats that are also JSON objects (Flux
 // R, scontrol --json) must be detected before it in the formats table.
-func isNodeFile(data []byte) bool {
+func isNodeFile(data []byte, _ []member) bool {
 	i := (&scanner{b: data}).ws(0)
 	return i < len(data) && data[i] == '{'
 }
@@ -49,8 +49,9 @@ type nodeReader struct {
 	members  []member
 	nodes    []index.Node
 	warnings []Warning
-	names    map[string]int // node name -> line
-	ranked   bool           // some node has an explicit rank
+	names    map[string]int      // node name -> line
+	lists    map[string][]string // string lists by their JSON text
+	ranked   bool                // some node has an explicit rank
 }
 
 // position returns the 1-based line and byte column of offset off.
@@ -122,15 +123,13 @@ func (r *nodeReader) lines() error {
 			if r.data[start] != '{' {
 				return r.errAt(start, "", "", "expected a node object on each line")
 			}
-			stop, err := sc.value(start, 0)
+			r.sc = sc // a node may not run past its line
+			stop, err := r.node(start)
 			if err != nil {
-				return r.syntax(err)
+				return err
 			}
 			if k := sc.ws(stop); k < end {
 				return r.errAt(k, "", "", "unexpected %s after the node object, expected the end of the line", describe(r.data[k]))
-			}
-			if err := r.node(start, stop); err != nil {
-				return err
 			}
 		}
 		i = end + 1
@@ -169,36 +168,39 @@ func (r *nodeReader) document() error {
 	if r.data[nodes.valStart] != '[' {
 		return r.errAt(nodes.valStart, "", "nodes", "expected an array of node objects")
 	}
-	var elems [][2]int
-	if _, err := r.sc.array(nodes.valStart, 1, &elems); err != nil {
-		return r.syntax(err)
-	}
-	r.nodes = make([]index.Node, 0, len(elems))
-	for _, e := range elems {
-		if r.data[e[0]] != '{' {
-			return r.errAt(e[0], "", "", "expected a node object")
+	// The whole document was scanned above, so the array is valid JSON:
+	// each element ends where its own scan stops, then a ',' or the ']'.
+	r.nodes = make([]index.Node, 0, bytes.Count(r.data, []byte{'\n'})+1)
+	i = r.sc.ws(nodes.valStart + 1)
+	for r.data[i] != ']' {
+		if r.data[i] != '{' {
+			return r.errAt(i, "", "", "expected a node object")
 		}
-		if err := r.node(e[0], e[1]); err != nil {
+		end, err := r.node(i)
+		if err != nil {
 			return err
+		}
+		if i = r.sc.ws(end); r.data[i] == ',' {
+			i = r.sc.ws(i + 1)
 		}
 	}
 	return nil
 }
 
-// node reads the node object spanning data[start:end], already known to be
-// syntactically valid JSON.
-func (r *nodeReader) node(start, end int) error {
+// node reads the node object at data[start] and returns where it ends.
+func (r *nodeReader) node(start int) (int, error) {
 	r.members = r.members[:0]
-	if _, err := r.sc.object(start, 1, &r.members); err != nil {
-		return r.syntax(err)
+	end, serr := r.sc.object(start, 1, &r.members)
+	if serr != nil {
+		return end, r.syntax(serr)
 	}
 	v, perr := r.parser.ParseBytes(r.data[start:end])
 	if perr != nil {
-		return r.errAt(start, "", "", "invalid JSON: %v", perr)
+		return end, r.errAt(start, "", "", "invalid JSON: %v", perr)
 	}
 	obj, perr := v.Object()
 	if perr != nil {
-		return r.errAt(start, "", "", "expected a node object")
+		return end, r.errAt(start, "", "", "expected a node object")
 	}
 	// fastjson visits members in source order, so member k of the scan is
 	// member k of the visit.
@@ -225,23 +227,23 @@ func (r *nodeReader) node(start, end int) error {
 		at[f] = k - 1
 	})
 	if ferr != nil {
-		return ferr
+		return end, ferr
 	}
 	if k != len(r.members) {
-		return r.errAt(start, "", "", "internal error: JSON scanner and parser disagree")
+		return end, r.errAt(start, "", "", "internal error: JSON scanner and parser disagree")
 	}
 	nv := fields[fName]
 	if nv == nil {
-		return r.errAt(start, "", "", `missing required field "name"`)
+		return end, r.errAt(start, "", "", `missing required field "name"`)
 	}
 	nameAt := r.members[at[fName]].valStart
 	name, err := r.name(nv, nameAt)
 	if err != nil {
-		return err
+		return end, err
 	}
 	line, _ := r.position(start)
 	if prev, dup := r.names[name]; dup {
-		return r.errAt(nameAt, name, "name", "duplicate node name (first on line %d)", prev)
+		return end, r.errAt(nameAt, name, "name", "duplicate node name (first on line %d)", prev)
 	}
 	r.names[name] = line
 
@@ -253,11 +255,11 @@ func (r *nodeReader) node(start, end int) error {
 		}
 		m := r.members[at[f]]
 		if err := r.setField(&n, f, val, m); err != nil {
-			return err
+			return end, err
 		}
 	}
 	r.nodes = append(r.nodes, n)
-	return nil
+	return end, nil
 }
 
 func (r *nodeReader) name(v *fastjson.Value, off int) (string, error) {
@@ -412,6 +414,26 @@ func (r *nodeReader) uint(m member, limit uint64) (uint64, error) {
 }
 
 func (r *nodeReader) strings(n *index.Node, f field, v *fastjson.Value, m member) ([]string, error) {
+	// Most nodes repeat a few feature and partition lists: the nodes with
+	// the same list text share one slice (index.Node lists are read-only).
+	raw := r.data[m.valStart:m.valEnd]
+	if list, ok := r.lists[string(raw)]; ok {
+		return list, nil
+	}
+	list, err := r.readStrings(n, f, v, m)
+	if err == nil && len(r.lists) < maxSharedLists {
+		if r.lists == nil {
+			r.lists = map[string][]string{}
+		}
+		r.lists[string(raw)] = list
+	}
+	return list, err
+}
+
+// maxSharedLists bounds the distinct lists a reader shares.
+const maxSharedLists = 4096
+
+func (r *nodeReader) readStrings(n *index.Node, f field, v *fastjson.Value, m member) ([]string, error) {
 	arr, err := v.Array()
 	if err != nil {
 		return nil, r.errAt(m.valStart, n.Name, fieldNames[f], "expected an array of strings")

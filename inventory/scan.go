@@ -75,11 +75,26 @@ func (s *scanner) literal(i int, word string) (int, *syntaxError) {
 	return i + len(word), nil
 }
 
+// plainStr marks the bytes a string may hold as they are.
+var plainStr = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 func (s *scanner) str(i int) (int, *syntaxError) {
 	start := i
 	i++
-	for i < len(s.b) {
-		c := s.b[i]
+	b := s.b
+	for i < len(b) {
+		for i < len(b) && plainStr[b[i]] {
+			i++
+		}
+		if i >= len(b) {
+			break
+		}
+		c := b[i]
 		switch {
 		case c == '"':
 			return i + 1, nil

@@ -35,22 +35,26 @@ func ParseSlurmJSON(name string, data []byte) ([]index.Node, []Warning, error) {
 }
 
 // isSlurmJSON reports whether data looks like scontrol or sinfo JSON output.
-func isSlurmJSON(data []byte) bool {
-	var p fastjson.Parser
-	v, err := p.ParseBytes(data)
-	if err != nil || v.Type() != fastjson.TypeObject {
-		return false
-	}
-	if v.Exists("sinfo") {
-		return true
-	}
-	nodes := v.GetArray("nodes")
+func isSlurmJSON(data []byte, ms []member) bool {
 	// A sift node file also has "nodes"; Slurm's output carries "meta" or
 	// data_parser field names that sift's format does not use.
-	if v.Exists("meta") || v.Exists("last_update") {
+	if hasKey(data, ms, "sinfo") || hasKey(data, ms, "meta") || hasKey(data, ms, "last_update") {
 		return true
 	}
-	return len(nodes) > 0 && (nodes[0].Exists("real_memory") || nodes[0].Exists("hostname") || nodes[0].Exists("active_features"))
+	nodes, ok := lastMember(data, ms, "nodes")
+	if !ok || data[nodes.valStart] != '[' {
+		return false
+	}
+	sc := scanner{b: data}
+	i := sc.ws(nodes.valStart + 1)
+	if data[i] != '{' {
+		return false
+	}
+	var first []member
+	if _, err := sc.object(i, 2, &first); err != nil {
+		return false
+	}
+	return hasKey(data, first, "real_memory") || hasKey(data, first, "hostname") || hasKey(data, first, "active_features")
 }
 
 func parseScontrolNodes(name string, arr *fastjson.Value) ([]index.Node, []Warning, error) {

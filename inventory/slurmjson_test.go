@@ -14,7 +14,7 @@ func TestParseSlurmJSONReadsScontrolNodes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !isSlurmJSON(data) {
+	if !isSlurmJSON(withTop(data)) {
 		t.Fatal("scontrol output not detected")
 	}
 	nodes, warns, err := ParseSlurmJSON("scontrol-nodes.json", data)
@@ -45,7 +45,7 @@ func TestParseSlurmJSONReadsSinfoMergingPartitions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !isSlurmJSON(data) {
+	if !isSlurmJSON(withTop(data)) {
 		t.Fatal("sinfo output not detected")
 	}
 	nodes, _, err := ParseSlurmJSON("sinfo.json", data)

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/nodesift/sift/hostlist"
 	"github.com/spf13/cobra"
@@ -28,6 +30,10 @@ func newHostlistCmd() *cobra.Command {
   uniq      sort and remove duplicates, then print the compressed form
   count     print the number of hosts, duplicates included
 
+EXPR - reads the hostlist from standard input instead: every word of it (hosts
+or hostlists separated by blanks or newlines, as flux hostlist reads stdin) in
+order, as if joined by commas.
+
 --dialect selects whose rules apply: slurm (the default; Slurm's hostlist.c)
 or flux (flux-core's libhostlist, RFC 29).`,
 		SilenceUsage: true,
@@ -45,7 +51,11 @@ or flux (flux-core's libhostlist, RFC 29).`,
 				if err != nil {
 					return invalidInput(err)
 				}
-				l, err := hostlist.Parse(d, args[0])
+				expr, err := exprArg(cmd, args[0], ",")
+				if err != nil {
+					return err
+				}
+				l, err := hostlist.Parse(d, expr)
 				if err != nil {
 					return invalidInput(err)
 				}
@@ -87,4 +97,16 @@ or flux (flux-core's libhostlist, RFC 29).`,
 		}),
 	)
 	return cmd
+}
+
+// exprArg returns arg, or for "-" the words of standard input joined by sep.
+func exprArg(cmd *cobra.Command, arg, sep string) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	data, err := io.ReadAll(cmd.InOrStdin())
+	if err != nil {
+		return "", fmt.Errorf("reading standard input: %w", err)
+	}
+	return strings.Join(strings.Fields(string(data)), sep), nil
 }

@@ -54,3 +54,25 @@ func TestHostlistExpandRefusesHugeLists(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+func TestHostlistAndIdsetReadStandardInputForDash(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		out   string
+	}{
+		{"hostlist words and lines", []string{"hostlist", "compress", "-"}, "n1 n2\nn3,m[1-2]\n", "n[1-3],m[1-2]\n"},
+		{"hostlist in flux", []string{"hostlist", "uniq", "--dialect", "flux", "-"}, "b2\nb1\nb2\n", "b[1-2]\n"},
+		{"idset encode", []string{"idset", "encode", "-"}, "5\n3 1\n2\n", "1-3,5\n"},
+		{"idset decode", []string{"idset", "decode", "-"}, "1-3\n", "1\n2\n3\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(tt.args, strings.NewReader(tt.stdin), &out, &errb); code != 0 || out.String() != tt.out {
+				t.Fatalf("sift %q < %q = %q (stderr %q), exit %d; want %q", tt.args, tt.stdin, out.String(), errb.String(), code, tt.out)
+			}
+		})
+	}
+}

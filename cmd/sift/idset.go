@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 
 	"github.com/nodesift/sift/idset"
 	"github.com/spf13/cobra"
@@ -23,7 +25,9 @@ func newIdsetCmd() *cobra.Command {
           canonical ranged form (1-3,7); with --brackets, in brackets when
           there are two or more ids ([1-3,7])
   decode  check that EXPR is a strict RFC 22 idset, as flux-core's
-          idset_decode does, and print one id a line`,
+          idset_decode does, and print one id a line
+
+EXPR - reads EXPR from standard input (encode: its words joined by blanks).`,
 		SilenceUsage: true,
 		Args:         cobra.NoArgs, // an unknown subcommand is an error, not help
 		RunE:         func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -35,7 +39,11 @@ func newIdsetCmd() *cobra.Command {
 			Short: "Print the canonical ranged form of the ids in EXPR",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				s, err := idset.Parse(args[0])
+				expr, err := exprArg(cmd, args[0], " ")
+				if err != nil {
+					return err
+				}
+				s, err := idset.Parse(expr)
 				if err != nil {
 					return invalidInput(err)
 				}
@@ -52,7 +60,15 @@ func newIdsetCmd() *cobra.Command {
 			Short: "Validate a strict RFC 22 idset and print one id a line",
 			Args:  cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				s, err := idset.Decode(args[0])
+				expr := args[0]
+				if expr == "-" {
+					data, err := io.ReadAll(cmd.InOrStdin())
+					if err != nil {
+						return fmt.Errorf("reading standard input: %w", err)
+					}
+					expr = strings.TrimRight(string(data), "\n")
+				}
+				s, err := idset.Decode(expr)
 				if err != nil {
 					return invalidInput(err)
 				}
