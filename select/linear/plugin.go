@@ -78,12 +78,12 @@ var _ job.Plugin = (*Plugin)(nil)
 func New(cl *job.Cluster, cfg Config) *Plugin {
 	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N)}
 	live := bits.FromRoaring(cl.Snap.Live(), cl.N)
-	byConf := map[string]int{}
+	byConf := map[nodeConfig]int{}
 	var weights []uint32
 	p.minCPUs, p.minMem = int(^uint(0)>>1), ^uint64(0)
 	p.uniformCPUs = -1
 	live.Each(func(id uint32) bool {
-		key := configKey(cl, id)
+		key := configOf(cl, id)
 		i, ok := byConf[key]
 		if !ok {
 			i = len(p.tierSet)
@@ -121,18 +121,31 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 	return p
 }
 
-// configKey identifies node id's config record: nodes whose slurm.conf
+// nodeConfig identifies a node's config record: nodes whose slurm.conf
 // resources, features, GRES and weight all agree share one
 // (node_mgr.c _is_dup_config_record).
-func configKey(cl *job.Cluster, id uint32) string {
+type nodeConfig struct {
+	weight                                uint32
+	cpus, boards, sockets, cores, threads int
+	mem                                   uint64
+	features, gres                        string
+}
+
+func configOf(cl *job.Cluster, id uint32) nodeConfig {
 	n, _ := cl.Snap.Node(id)
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d/%d/%d/%d/%d/%d/%d/%d/%q/", cl.Weight[id], n.CPUs, n.Boards, n.Sockets, n.CoresPerSocket, n.ThreadsPerCore,
-		n.MemoryMB, len(n.Features), n.Features)
-	for _, g := range n.Gres {
-		fmt.Fprintf(&b, "%q:%q:%d,", g.Name, g.Type, g.Count)
+	k := nodeConfig{weight: cl.Weight[id], cpus: n.CPUs, boards: n.Boards, sockets: n.Sockets, cores: n.CoresPerSocket,
+		threads: n.ThreadsPerCore, mem: n.MemoryMB}
+	if len(n.Features) > 0 {
+		k.features = strings.Join(n.Features, ",")
 	}
-	return b.String()
+	if len(n.Gres) > 0 {
+		var b strings.Builder
+		for _, g := range n.Gres {
+			fmt.Fprintf(&b, "%s:%s:%d,", g.Name, g.Type, g.Count)
+		}
+		k.gres = b.String()
+	}
+	return k
 }
 
 // Cluster is the cluster the plugin selects from.
