@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -442,6 +443,8 @@ func TestRealSlurmLayouts(t *testing.T) {
 		{"one task of 20 CPUs spills into socket 1", UnitCore, "ntasks=2,cpus-per-task=20",
 			[][]int{seq(0, 19), seq(0, 19)}, 40},
 		{"without a cap the layout is cyclic", UnitCore, "ntasks=4", [][]int{{0, 1, 18, 19}}, 4},
+		// _get_one_res only looks at the required nodes.
+		{"one node at most keeps the required node", UnitCore, "nodes=1-1,ntasks=2,nodelist=n2,exclusive", [][]int{seq(0, 35)}, 36},
 		// eval_nodes_cpus_to_use keeps a socket's CPUs per node still needed.
 		{"CR_Socket keeps a socket for the next node", UnitSocket, "nodes=2,ntasks=8",
 			[][]int{seq(0, 17), seq(0, 35)}, 54},
@@ -451,6 +454,9 @@ func TestRealSlurmLayouts(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := New(testCluster(t, same(4, cirrus)...), Config{TrackMemory: true, Units: tc.units})
 			a := run(t, p, tc.job, nil)
+			if strings.Contains(tc.job, "nodelist=n2") && a.PerNode[0].ID != 2 {
+				t.Errorf("node %d, want the required n2", a.PerNode[0].ID)
+			}
 			var got [][]int
 			for _, n := range a.PerNode {
 				got = append(got, n.Cores)

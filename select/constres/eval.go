@@ -73,9 +73,14 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 
 	if maxN == 1 {
 		// _get_one_res: lowest weight, then lowest index; the first node
-		// that fits wins.
+		// that fits wins. Required nodes are the only candidates.
 		var ids []uint32
-		eligible.Each(func(id uint32) bool { ids = append(ids, id); return true })
+		eligible.Each(func(id uint32) bool {
+			if required == nil || required.Has(id) {
+				ids = append(ids, id)
+			}
+			return true
+		})
 		slices.SortStableFunc(ids, func(a, b uint32) int {
 			wa, wb := p.schedWeight(r, a), p.schedWeight(r, b)
 			switch {

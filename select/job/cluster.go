@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -239,8 +240,34 @@ func (r *Request) Resolve(c *Cluster) error {
 	if r.RequiredSet, err = resolveList(c, r.Required); err != nil {
 		return err
 	}
-	r.ExcludedSet, err = resolveList(c, r.Excluded)
-	return err
+	if r.ExcludedSet, err = resolveList(c, r.Excluded); err != nil {
+		return err
+	}
+	return r.checkPlane()
+}
+
+// ErrPlaneTasks is a plane distribution with too few tasks for its nodes.
+var ErrPlaneTasks = errors.New("too few tasks for the requested plane distribution and node count")
+
+// checkPlane is sbatch's own check of -m plane=N (opt.c _opt_verify): it
+// refuses a job whose tasks (1 when not given) cannot fill a plane on
+// every node but the last. The minimum node count defaults to the
+// required nodes.
+func (r *Request) checkPlane() error {
+	if r.PlaneSize <= 0 {
+		return nil
+	}
+	n := max(r.NTasks, 1)
+	minN := r.MinNodes
+	if minN == 0 && r.RequiredSet != nil {
+		minN = int(r.RequiredSet.GetCardinality())
+	}
+	if minN <= 0 || n/r.PlaneSize < minN {
+		if (minN-1)*r.PlaneSize >= n {
+			return fmt.Errorf("%w: %d tasks, plane=%d, %d nodes", ErrPlaneTasks, n, r.PlaneSize, minN)
+		}
+	}
+	return nil
 }
 
 func resolveList(c *Cluster, list string) (*roaring.Bitmap, error) {

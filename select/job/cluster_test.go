@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"slices"
 	"testing"
 
@@ -149,6 +150,38 @@ func TestFilterNodesFollowsBuildNodeList(t *testing.T) {
 			r.FilterNodes(c, cand)
 			if got := cand.ToArray(); !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestResolveRefusesPlaneLayoutsSbatchRefuses follows sbatch's opt.c check
+// of -m plane=N.
+func TestResolveRefusesPlaneLayoutsSbatchRefuses(t *testing.T) {
+	s, err := index.Build([]index.Node{{Name: "n1", CPUs: 8}, {Name: "n2", CPUs: 8}, {Name: "n3", CPUs: 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	for _, tc := range []struct {
+		spec string
+		bad  bool
+	}{
+		{"nodes=2,ntasks-per-node=4,distribution=plane=3", true}, // tasks default to 1
+		{"nodes=3,distribution=plane=2", true},
+		{"nodes=2,ntasks=4,distribution=plane=3", false},
+		{"nodes=2,ntasks=3,distribution=plane=3", true},
+		{"nodelist=n[1-3],ntasks=2,distribution=plane=1", true},
+		{"ntasks=6,distribution=plane=4", false},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			r, err := ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.Resolve(c)
+			if got := errors.Is(err, ErrPlaneTasks); got != tc.bad {
+				t.Errorf("refused %v (%v), want %v", got, err, tc.bad)
 			}
 		})
 	}
