@@ -535,3 +535,44 @@ func TestJobTestStep3FollowsPriorityTier(t *testing.T) {
 		t.Errorf("test 3: %+v, want n0 cores 0-1", got)
 	}
 }
+
+// TestRealSlurmGPULayouts are GPU layouts recorded from a running Slurm
+// 26.11.0rc1 on nodes of 2 sockets x 8 cores with 4 GPUs and no GPU
+// topology.
+func TestRealSlurmGPULayouts(t *testing.T) {
+	g := nodeSpec{sockets: 2, cores: 8, threads: 1, mem: 128000, gpus: 4}
+	for _, tc := range []struct {
+		name  string
+		job   string
+		cores [][]int
+		gpus  []int
+	}{
+		// gres_filter_sock_core spreads the cores a GPU job needs over
+		// the sockets, taking from the fuller socket (the first on ties).
+		{"one core lands on the last socket", "ntasks=1,gpus-per-node=4", [][]int{{8}}, []int{4}},
+		{"odd core counts favour the last socket", "ntasks=15,gpus-per-node=2", [][]int{append(seq(0, 6), seq(8, 15)...)}, []int{2}},
+		{"a task's CPUs split over sockets", "cpus-per-task=5,ntasks=1,gpus-per-node=2", [][]int{{0, 1, 8, 9, 10}}, []int{2}},
+		{"without ntasks nothing is trimmed", "cpus-per-task=2,gpus-per-node=1", [][]int{{0, 1}}, []int{1}},
+		// _set_job_bits1: every node gets a GPU, earlier nodes keep one
+		// for each later node.
+		{"per-job GPUs: at least one a node", "ntasks=47,gpus=2", nil, []int{1, 1, 1}},
+		{"per-job GPUs: later nodes keep one each", "ntasks=33,gpus=5", nil, []int{3, 1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(testCluster(t, same(3, g)...), Config{TrackMemory: true})
+			a := run(t, p, tc.job, nil)
+			var cores [][]int
+			var gpus []int
+			for _, n := range a.PerNode {
+				cores = append(cores, n.Cores)
+				gpus = append(gpus, n.GPUs)
+			}
+			if tc.cores != nil && !slices.EqualFunc(cores, tc.cores, slices.Equal[[]int]) {
+				t.Errorf("cores %v, want %v", cores, tc.cores)
+			}
+			if !slices.Equal(gpus, tc.gpus) {
+				t.Errorf("gpus %v, want %v", gpus, tc.gpus)
+			}
+		})
+	}
+}

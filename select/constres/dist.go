@@ -112,6 +112,50 @@ func taskCPUs(r *job.Request, cpus int) int {
 	return cpus / cpt * cpt
 }
 
+// gresTrim is gres_filter_sock_core for a GPU job on one node: the cores
+// its tasks need there (all free CPUs in whole tasks, capped by
+// ntasks-per-node and ntasks) are spread over the sockets by taking one
+// core at a time from the socket with the most (the first on ties) until
+// only those remain; each socket keeps its first free cores.
+func gresTrim(r *job.Request, avail []bool, sockets, cps, vpus, free int) {
+	cpt := r.CPUsPerTaskOr1()
+	tasks := free * vpus / cpt
+	if r.NTasksPerNode > 0 {
+		tasks = min(tasks, r.NTasksPerNode)
+	}
+	if r.NTasks > 0 {
+		tasks = min(tasks, r.NTasks)
+	}
+	need := (tasks*cpt + vpus - 1) / vpus
+	cnt := make([]int, sockets)
+	for c, a := range avail {
+		if a {
+			cnt[c/cps]++
+		}
+	}
+	for tot := free; tot > need; tot-- {
+		full := -1
+		for s := range cnt {
+			if cnt[s] > 0 && (full == -1 || cnt[s] > cnt[full]) {
+				full = s
+			}
+		}
+		if full == -1 {
+			break
+		}
+		cnt[full]--
+	}
+	for c := range avail {
+		if avail[c] {
+			if cnt[c/cps] > 0 {
+				cnt[c/cps]--
+			} else {
+				avail[c] = false
+			}
+		}
+	}
+}
+
 // blockSync reports whether the cores of a node are chosen with
 // _block_sync_core_bitmap rather than _cyclic_sync_core_bitmap (the tail of
 // dist_tasks).
@@ -158,6 +202,8 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 				}
 			}
 		}
+	} else if p.cfg.Units != UnitSocket {
+		gresTrim(r, avail, sockets, cps, vpus, fc)
 	}
 	var taken []bool
 	if p.blockSync(r) {

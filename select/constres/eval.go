@@ -153,7 +153,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 			return true
 		})
 		if done() {
-			return p.picked(chosen, gpuUse), true
+			return p.picked(r, chosen, gpuUse), true
 		}
 		if maxN <= 0 {
 			return nil, false
@@ -315,7 +315,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if !(remCPUs <= 0 && enoughNodes(0, remNodes, minN, reqN) && remGPUs <= 0) {
 		return nil, false
 	}
-	return p.picked(chosen, gpuUse), true
+	return p.picked(r, chosen, gpuUse), true
 }
 
 // otherRequired reports whether any of sets holds a required node.
@@ -329,7 +329,7 @@ func otherRequired(sets []cset) bool {
 }
 
 // picked lists the chosen nodes with the CPUs and GPUs taken on each.
-func (p *Plugin) picked(chosen bits.Set, gpuUse map[uint32]int) *pick {
+func (p *Plugin) picked(r *job.Request, chosen bits.Set, gpuUse map[uint32]int) *pick {
 	pk := &pick{}
 	chosen.Each(func(id uint32) bool {
 		pk.nodes = append(pk.nodes, id)
@@ -337,6 +337,18 @@ func (p *Plugin) picked(chosen bits.Set, gpuUse map[uint32]int) *pick {
 		pk.gpus = append(pk.gpus, gpuUse[id])
 		return true
 	})
+	if r.GPUsPerJob > 0 && p.nodeReqOf(r) != crReserved {
+		// gres_select_filter.c _set_job_bits1: in node order, each node
+		// takes what is left but one GPU per later node, and at least one
+		// GPU even when that overshoots the job's count.
+		total := 0
+		for i, id := range pk.nodes {
+			later := len(pk.nodes) - i - 1
+			g := max(min(r.GPUsPerJob-total-later, p.availGPU[id]), 1)
+			pk.gpus[i] = g
+			total += g
+		}
+	}
 	return pk
 }
 

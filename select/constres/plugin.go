@@ -255,7 +255,8 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 		return 0, 0
 	}
 	gpus = p.freeGPUs(st, id, r.GPUType)
-	if r.GPUsPerNode > gpus {
+	if r.GPUsPerNode > gpus || r.GPUsPerJob > 0 && gpus == 0 {
+		// A per-job GPU count still needs a GPU on every node it uses.
 		return 0, 0
 	}
 	return cpus, gpus

@@ -243,7 +243,22 @@ func (r *Request) Resolve(c *Cluster) error {
 	if r.ExcludedSet, err = resolveList(c, r.Excluded); err != nil {
 		return err
 	}
-	return r.checkPlane()
+	if err := r.checkPlane(); err != nil {
+		return err
+	}
+	return r.checkGPUs()
+}
+
+// ErrGPUsBelowNodes is a per-job GPU count below the minimum node count.
+var ErrGPUsBelowNodes = errors.New("--gpus is below the minimum node count")
+
+// checkGPUs is sbatch's check that every node can get a GPU of the job's
+// per-job count (--gpus < -N).
+func (r *Request) checkGPUs() error {
+	if r.GPUsPerJob > 0 && r.GPUsPerJob < r.MinNodes {
+		return fmt.Errorf("%w: %d GPUs, %d nodes", ErrGPUsBelowNodes, r.GPUsPerJob, r.MinNodes)
+	}
+	return nil
 }
 
 // ErrPlaneTasks is a plane distribution with too few tasks for its nodes.
@@ -340,7 +355,8 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 // FilterNodes removes from cand the nodes whose configuration can never
 // hold the job, whatever the select plugin (node_scheduler.c
 // _build_node_list): fewer CPUs than cpus-per-task x ntasks-per-node, or
-// less real memory than the job asks per node. A per-CPU request is
+// less real memory than the job asks per node, or no GPUs for a job that
+// asks for GPUs. A per-CPU request is
 // compared per CPU, as Slurm does; memory counts here even when it is not
 // a consumable resource.
 func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
@@ -349,11 +365,14 @@ func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
 	if mem == 0 && r.MemPerNodeSet {
 		mem = r.MemPerNode
 	}
+	gpus := r.GPUsPerNode > 0 || r.GPUsPerJob > 0
 	drop := roaring.New()
 	it := cand.Iterator()
 	for it.HasNext() {
 		id := it.Next()
-		if int(id) >= c.N || c.CPUs[id] < minCPUs || c.MemoryMB[id] < mem {
+		// A GPU job never uses a node without GPUs (of its type), even
+		// when it counts GPUs per job (_can_job_run_on_node).
+		if int(id) >= c.N || c.CPUs[id] < minCPUs || c.MemoryMB[id] < mem || gpus && c.GPUCount(id, r.GPUType) == 0 {
 			drop.Add(id)
 		}
 	}

@@ -143,6 +143,7 @@ func TestFilterNodesFollowsBuildNodeList(t *testing.T) {
 		{"memory per cpu compared per cpu", Request{MemPerCPU: 16000, NTasks: 4}, []uint32{0, 1}},
 		{"cpus per task above a node's", Request{CPUsPerTask: 9}, []uint32{1}},
 		{"tasks per node times cpus per task", Request{NTasksPerNode: 5, CPUsPerTask: 2}, []uint32{1}},
+		{"a GPU job skips nodes without GPUs", Request{GPUsPerJob: 1}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cand := s.Live().Clone()
@@ -155,8 +156,8 @@ func TestFilterNodesFollowsBuildNodeList(t *testing.T) {
 	}
 }
 
-// TestResolveRefusesPlaneLayoutsSbatchRefuses follows sbatch's opt.c check
-// of -m plane=N.
+// TestResolveRefusesPlaneLayoutsSbatchRefuses follows sbatch's opt.c checks
+// of -m plane=N and of --gpus against -N.
 func TestResolveRefusesPlaneLayoutsSbatchRefuses(t *testing.T) {
 	s, err := index.Build([]index.Node{{Name: "n1", CPUs: 8}, {Name: "n2", CPUs: 8}, {Name: "n3", CPUs: 8}})
 	if err != nil {
@@ -173,6 +174,8 @@ func TestResolveRefusesPlaneLayoutsSbatchRefuses(t *testing.T) {
 		{"nodes=2,ntasks=3,distribution=plane=3", true},
 		{"nodelist=n[1-3],ntasks=2,distribution=plane=1", true},
 		{"ntasks=6,distribution=plane=4", false},
+		{"nodes=3,gpus=2", true}, // sbatch: --gpus < -N
+		{"nodes=2,gpus=2", false},
 	} {
 		t.Run(tc.spec, func(t *testing.T) {
 			r, err := ParseSpec(tc.spec)
@@ -180,7 +183,7 @@ func TestResolveRefusesPlaneLayoutsSbatchRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = r.Resolve(c)
-			if got := errors.Is(err, ErrPlaneTasks); got != tc.bad {
+			if got := errors.Is(err, ErrPlaneTasks) || errors.Is(err, ErrGPUsBelowNodes); got != tc.bad {
 				t.Errorf("refused %v (%v), want %v", got, err, tc.bad)
 			}
 		})
