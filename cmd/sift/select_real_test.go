@@ -66,8 +66,8 @@ var realKnown = map[string]string{
 	"rand-gpu/ntasks=15,gpus=5 ; cpus-per-task=9,mem-per-cpu=2000,exclude=g1,gpus-per-node=1 ; mem-per-cpu=2000,exclusive,nodelist=h1": gpuJobTasks,
 	"rand-gpu/ntasks=15,mem-per-cpu=8000,gpus=5": gpuJobTasks,
 	"rand-gpu/nodes=3,ntasks=12 ; nodes=1,cpus-per-task=3,distribution=cyclic,contiguous,gpus=5 ; ntasks=11,mem=0,gpus-per-node=a100:1 ; nodes=1-3,ntasks=17": gpuJobPending,
-	"rand-gpu/nodes=1,ntasks-per-node=8,mem=64000,distribution=cyclic:block,gpus=5 ; nodes=2,cpus-per-task=3,ntasks-per-node=2,nodelist=g2,gpus-per-node=4": gpuJobPending,
-	"rand-gpu/nodes=2,ntasks=14,distribution=plane=2,nodelist=g2,gpus=5 ; ntasks=4,mem=64000,distribution=plane=2,contiguous,gpus=6": gpuJobSpread,
+	"rand-gpu/nodes=1,ntasks-per-node=8,mem=64000,distribution=cyclic:block,gpus=5 ; nodes=2,cpus-per-task=3,ntasks-per-node=2,nodelist=g2,gpus-per-node=4":   gpuJobPending,
+	"rand-gpu/nodes=2,ntasks=14,distribution=plane=2,nodelist=g2,gpus=5 ; ntasks=4,mem=64000,distribution=plane=2,contiguous,gpus=6":                          gpuJobSpread,
 }
 
 // Reasons of the known differences.
