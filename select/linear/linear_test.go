@@ -289,3 +289,24 @@ func TestForcedSharingIgnoresTheJobFlag(t *testing.T) {
 		t.Fatal("§1.2 an exclusive job never shares")
 	}
 }
+
+// TestMemoryOnlyCountsWithCRMemory follows _job_count_bitmap: without
+// CR_Memory a job's memory request neither excludes nodes nor is recorded.
+func TestMemoryOnlyCountsWithCRMemory(t *testing.T) {
+	for _, track := range []bool{false, true} {
+		cl := testCluster(t, []int{4, 4}, nil)
+		for id := range cl.MemoryMB {
+			cl.MemoryMB[id] = 1000
+		}
+		p := New(cl, Config{TrackMemory: track})
+		a, err := p.Select(spec(t, cl, "nodes=1,mem-per-cpu=500"), cl.Snap.Live(), job.RunNow, 0)
+		switch {
+		case track && err == nil:
+			t.Errorf("CR_Memory: 4 CPUs x 500 MB fit in 1000 MB: %v", ids(a.Nodes))
+		case !track && err != nil:
+			t.Errorf("no CR_Memory: %v", err)
+		case !track && a.PerNode[0].MemoryMB != 0:
+			t.Errorf("no CR_Memory: recorded %d MB", a.PerNode[0].MemoryMB)
+		}
+	}
+}

@@ -163,17 +163,18 @@ func (p *Plugin) wantOf(r *job.Request, minN int) *want {
 	return w
 }
 
-// jobMem is the memory job r takes on node id (reference §1.3).
+// jobMem is the memory job r takes on node id (reference §1.3); none
+// unless memory is consumable (CR_Memory), as _job_count_bitmap checks.
 func (p *Plugin) jobMem(r *job.Request, id int) uint64 {
 	switch {
+	case !p.cfg.TrackMemory:
+		return 0
 	case r.MemPerCPU > 0:
 		return r.MemPerCPU * uint64(p.cl.CPUs[id])
 	case r.MemPerNodeSet && r.MemPerNode > 0:
 		return r.MemPerNode
-	case p.cfg.TrackMemory:
-		return p.cl.MemoryMB[id]
 	}
-	return 0
+	return p.cl.MemoryMB[id]
 }
 
 // countBitmap is Slurm's _job_count_bitmap (reference §1.3): out = the nodes
@@ -236,7 +237,7 @@ func (p *Plugin) emptyNodesFit(r *job.Request, mode job.Mode) bool {
 	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 || cpt > p.minCPUs || r.NTasksPerNode > p.minCPUs {
 		return false
 	}
-	if mode == job.TestOnly {
+	if mode == job.TestOnly || !p.cfg.TrackMemory {
 		return true
 	}
 	switch {
@@ -561,11 +562,7 @@ func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 func (p *Plugin) allocation(r *job.Request, out bits.Set, total int, start int64, pre []uint32) *job.Allocation {
 	a := &job.Allocation{Nodes: out.Roaring(), TotalCPUs: total, Start: start, Preempted: pre}
 	out.Each(func(id uint32) bool {
-		var mem uint64
-		if p.cfg.TrackMemory {
-			mem = p.jobMem(r, int(id)) // Slurm records none otherwise
-		}
-		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: mem, GPUs: p.cl.GPUCount(id, r.GPUType)})
+		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: p.jobMem(r, int(id)), GPUs: p.cl.GPUCount(id, r.GPUType)})
 		return true
 	})
 	return a
