@@ -302,7 +302,7 @@ func TestMemoryOnlyCountsWithCRMemory(t *testing.T) {
 		a, err := p.Select(spec(t, cl, "nodes=1,mem-per-cpu=500"), cl.Snap.Live(), job.RunNow, 0)
 		switch {
 		case track && err == nil:
-			t.Errorf("CR_Memory: 4 CPUs x 500 MB fit in 1000 MB: %v", ids(a.Nodes))
+			t.Errorf("CR_Memory: 4 CPUs x 500 MB cannot fit in 1000 MB, got %v", ids(a.Nodes))
 		case !track && err != nil:
 			t.Errorf("no CR_Memory: %v", err)
 		case !track && a.PerNode[0].MemoryMB != 0:
