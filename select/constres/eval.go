@@ -68,6 +68,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if r.NTasksPerNode > 0 {
 		minPer = r.NTasksPerNode * cpt
 	}
+	minPer = max(minPer, r.MinCPUsPerNode)
 	whole := p.nodeReqOf(r) == crReserved
 	minCPUs := r.MinCPUs(minN)
 

@@ -251,6 +251,7 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if r.NTasksPerNode > 0 {
 		minPer = r.NTasksPerNode * cpt
 	}
+	minPer = max(minPer, r.MinCPUsPerNode)
 	if cpus < minPer {
 		return 0, 0
 	}

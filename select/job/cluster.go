@@ -341,15 +341,22 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 	if need <= r.CPUsPerTaskOr1()*max(r.NTasksPerNode, 1) {
 		return
 	}
+	pn := need
 	switch {
 	case r.NTasksPerNode > 0:
 		r.CPUsPerTask = (need + r.NTasksPerNode - 1) / r.NTasksPerNode
+		pn = max(r.CPUsPerTask*r.NTasksPerNode, pn)
 	case r.NTasks > 0:
+		// The CPUs per node the job then needs follow from its tasks
+		// over its minimum node count (1 when not given), which can
+		// exceed every node's CPUs.
 		nodes := max(r.MinNodes, 1)
 		r.CPUsPerTask = (need*nodes + r.NTasks - 1) / r.NTasks
+		pn = r.CPUsPerTask * r.NTasks / nodes
 	default:
 		r.CPUsPerTask = need
 	}
+	r.MinCPUsPerNode = pn
 }
 
 // FilterNodes removes from cand the nodes whose configuration can never
@@ -360,7 +367,7 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 // compared per CPU, as Slurm does; memory counts here even when it is not
 // a consumable resource.
 func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
-	minCPUs := r.CPUsPerTaskOr1() * max(r.NTasksPerNode, 1)
+	minCPUs := max(r.CPUsPerTaskOr1()*max(r.NTasksPerNode, 1), r.MinCPUsPerNode)
 	mem := r.MemPerCPU
 	if mem == 0 && r.MemPerNodeSet {
 		mem = r.MemPerNode

@@ -189,3 +189,37 @@ func TestResolveRefusesPlaneLayoutsSbatchRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestNodeMemoryAboveMaxRaisesCPUsPerNode follows _valid_pn_min_mem for a
+// per-node request above MaxMemPerCPU: pn_min_cpus comes from the tasks
+// over the minimum node count, and nodes with fewer CPUs never hold the job.
+func TestNodeMemoryAboveMaxRaisesCPUsPerNode(t *testing.T) {
+	s, err := index.Build([]index.Node{{Name: "n0", CPUs: 36, MemoryMB: 256000, Partitions: []string{"std"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	c.Partitions["std"].MaxMemPerCPU = 7150
+	for _, tc := range []struct {
+		name             string
+		req              Request
+		wantCPT, wantMin int
+		runnable         bool
+	}{
+		{"tasks over one node exceed the node", Request{Partition: "std", NTasks: 102, MemPerNode: 128000, MemPerNodeSet: true}, 1, 102, false},
+		{"whole-node memory", Request{Partition: "std", NTasks: 15, MemPerNode: 255000, MemPerNodeSet: true}, 3, 45, false},
+		{"tasks over two nodes", Request{Partition: "std", NTasks: 12, MinNodes: 2, MemPerNode: 64000, MemPerNodeSet: true}, 2, 12, true},
+		{"ntasks-per-node", Request{Partition: "std", NTasksPerNode: 4, MemPerNode: 64000, MemPerNodeSet: true}, 3, 12, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			r.ApplyMemoryPolicy(c, 0, 0)
+			cand := s.Live().Clone()
+			r.FilterNodes(c, cand)
+			if r.CPUsPerTask != tc.wantCPT || r.MinCPUsPerNode != tc.wantMin || cand.IsEmpty() == tc.runnable {
+				t.Errorf("cpus-per-task %d, pn_min_cpus %d, runnable %v; want %d, %d, %v",
+					r.CPUsPerTask, r.MinCPUsPerNode, !cand.IsEmpty(), tc.wantCPT, tc.wantMin, tc.runnable)
+			}
+		})
+	}
+}
