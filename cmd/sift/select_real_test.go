@@ -72,10 +72,14 @@ var realKnown = map[string]string{
 	"rand-gpu/nodes=2,ntasks=14,distribution=plane=2,nodelist=g2,gpus=5 ; ntasks=4,mem=64000,distribution=plane=2,contiguous,gpus=6":                          gpuJobSpread,
 	"rand-cirrus-cpu-mem/nodes=3,ntasks=4,mem=128000 ; ntasks=77,nodelist=cn3 ; ntasks=2":                                                                     memRaisedPending,
 	"rand-cirrus-cpu-mem/nodes=3,ntasks=89,mem=128000 ; nodes=2,cpus-per-task=19,ntasks=2,mem-per-cpu=500 ; ntasks=1":                                         memRaisedPending,
+	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3":             willRunShared,
+	"willrun-mixed/time=10,ntasks=16 ; time=20,ntasks=16 ; test-only:ntasks=16":                                                                               willRunShared,
 }
 
 // Reasons of the known differences.
 const (
+	willRunShared = "cons_tres will-run (sbatch --test-only) beside running jobs on mixed node weights: Slurm waits for whole nodes to free and weighs nodes differently (its node weights are not refreshed for will-run); sift places the job beside running jobs by weight"
+
 	memRaisedPending = "-N and -n with --mem above MaxMemPerCPU: Slurm raises cpus-per-task (_valid_pn_min_mem) and then leaves the job pending (Resources) on idle nodes; sift runs it with the raised cpus-per-task"
 
 	gpuJobTasks   = "--gpus=N over several nodes: Slurm lays tasks out in proportion to each node's GPUs (12+3 for 15 tasks, 4+1 GPUs); sift by CPUs"
