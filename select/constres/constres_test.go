@@ -305,14 +305,18 @@ func TestBeginRefusesDoubleAllocation(t *testing.T) {
 }
 
 func TestMoreFreeGPUsFirstAtEqualWeight(t *testing.T) {
-	g2, g4 := small, small
-	g2.gpus, g4.gpus = 2, 4
-	cl := testCluster(t, g2, g4)
+	g1, g2, g4 := small, small, small
+	g1.gpus, g2.gpus, g4.gpus = 1, 2, 4
+	cl := testCluster(t, g1, g4, g4, g2)
 	p := New(cl, cfg())
-	if a := run(t, p, "id=1,nodes=1,gpus-per-node=1", nil); a.Nodes.ToArray()[0] != 1 {
-		t.Fatalf("§2.4 sched_weight low byte prefers the node with more GPUs: %v", a.Nodes.ToArray())
+	if a := run(t, p, "id=1,nodes=2,gpus=4", nil); !slices.Equal(a.Nodes.ToArray(), []uint32{1, 2}) {
+		t.Fatalf("§2.4 sched_weight low byte prefers the nodes with more usable GPUs: %v", a.Nodes.ToArray())
 	}
-	if a := run(t, p, "id=2,nodes=1,ntasks=1", nil); a.Nodes.ToArray()[0] != 0 {
+	// Free GPUs count up to the per-node request only (real Slurm).
+	if a := run(t, p, "id=2,nodes=1,gpus-per-node=1", nil); a.Nodes.ToArray()[0] != 0 {
+		t.Fatalf("§2.4 GPUs beyond the per-node request do not weigh: %v", a.Nodes.ToArray())
+	}
+	if a := run(t, p, "id=3,nodes=1,ntasks=1", nil); a.Nodes.ToArray()[0] != 0 {
 		t.Fatalf("§2.4 jobs without GPUs see the admin weight only: %v", a.Nodes.ToArray())
 	}
 }
@@ -541,25 +545,32 @@ func TestJobTestStep3FollowsPriorityTier(t *testing.T) {
 // topology.
 func TestRealSlurmGPULayouts(t *testing.T) {
 	g := nodeSpec{sockets: 2, cores: 8, threads: 1, mem: 128000, gpus: 4}
+	h := g
+	h.gpus = 2
 	for _, tc := range []struct {
 		name  string
 		job   string
 		cores [][]int
 		gpus  []int
+		nodes []uint32
 	}{
 		// gres_filter_sock_core spreads the cores a GPU job needs over
 		// the sockets, taking from the fuller socket (the first on ties).
-		{"one core lands on the last socket", "ntasks=1,gpus-per-node=4", [][]int{{8}}, []int{4}},
-		{"odd core counts favour the last socket", "ntasks=15,gpus-per-node=2", [][]int{append(seq(0, 6), seq(8, 15)...)}, []int{2}},
-		{"a task's CPUs split over sockets", "cpus-per-task=5,ntasks=1,gpus-per-node=2", [][]int{{0, 1, 8, 9, 10}}, []int{2}},
-		{"without ntasks nothing is trimmed", "cpus-per-task=2,gpus-per-node=1", [][]int{{0, 1}}, []int{1}},
+		{"one core lands on the last socket", "ntasks=1,gpus-per-node=4", [][]int{{8}}, []int{4}, nil},
+		{"odd core counts favour the last socket", "ntasks=15,gpus-per-node=2", [][]int{append(seq(0, 6), seq(8, 15)...)}, []int{2}, nil},
+		{"a task's CPUs split over sockets", "cpus-per-task=5,ntasks=1,gpus-per-node=2", [][]int{{0, 1, 8, 9, 10}}, []int{2}, nil},
+		{"without ntasks nothing is trimmed", "cpus-per-task=2,gpus-per-node=1", [][]int{{0, 1}}, []int{1}, nil},
 		// _set_job_bits1: every node gets a GPU, earlier nodes keep one
 		// for each later node.
-		{"per-job GPUs: at least one a node", "ntasks=47,gpus=2", nil, []int{1, 1, 1}},
-		{"per-job GPUs: later nodes keep one each", "ntasks=33,gpus=5", nil, []int{3, 1, 1}},
+		{"per-job GPUs: at least one a node", "ntasks=47,gpus=2", nil, []int{1, 1, 1}, nil},
+		{"per-job GPUs: later nodes keep one each", "ntasks=33,gpus=5", nil, []int{3, 1, 1}, nil},
+		{"per-job GPUs: required nodes first", "nodes=2,ntasks=2,nodelist=n1,gpus=3", nil, []int{1, 2}, []uint32{0, 1}},
+		// Free GPUs only weigh up to what the job uses on a node, so the
+		// 2-GPU node does not split the run and the walk goes down from it.
+		{"GPU weight capped at the per-node count", "ntasks=20,nodelist=n2,gpus-per-node=2", nil, []int{2, 2}, []uint32{1, 2}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := New(testCluster(t, same(3, g)...), Config{TrackMemory: true})
+			p := New(testCluster(t, g, g, h), Config{TrackMemory: true})
 			a := run(t, p, tc.job, nil)
 			var cores [][]int
 			var gpus []int
@@ -572,6 +583,9 @@ func TestRealSlurmGPULayouts(t *testing.T) {
 			}
 			if !slices.Equal(gpus, tc.gpus) {
 				t.Errorf("gpus %v, want %v", gpus, tc.gpus)
+			}
+			if tc.nodes != nil && !slices.Equal(a.Nodes.ToArray(), tc.nodes) {
+				t.Errorf("nodes %v, want %v", a.Nodes.ToArray(), tc.nodes)
 			}
 		})
 	}

@@ -339,13 +339,23 @@ func (p *Plugin) picked(r *job.Request, chosen bits.Set, gpuUse map[uint32]int) 
 		return true
 	})
 	if r.GPUsPerJob > 0 && p.nodeReqOf(r) != crReserved {
-		// gres_select_filter.c _set_job_bits1: in node order, each node
-		// takes what is left but one GPU per later node, and at least one
-		// GPU even when that overshoots the job's count.
+		// gres_select_filter.c _set_job_bits1: required nodes first, then
+		// the others in node order, each node takes what is left but one
+		// GPU per later node, and at least one GPU even when that
+		// overshoots the job's count.
+		order := make([]int, 0, len(pk.nodes))
+		for pass := 0; pass < 2; pass++ {
+			for i, id := range pk.nodes {
+				req := r.RequiredSet != nil && r.RequiredSet.Contains(id)
+				if req == (pass == 0) {
+					order = append(order, i)
+				}
+			}
+		}
 		total := 0
-		for i, id := range pk.nodes {
-			later := len(pk.nodes) - i - 1
-			g := max(min(r.GPUsPerJob-total-later, p.availGPU[id]), 1)
+		for k, i := range order {
+			later := len(order) - k - 1
+			g := max(min(r.GPUsPerJob-total-later, p.availGPU[pk.nodes[i]]), 1)
 			pk.gpus[i] = g
 			total += g
 		}
@@ -373,7 +383,17 @@ func (p *Plugin) gpusToUse(r *job.Request, id uint32, rem int) int {
 func (p *Plugin) schedWeight(r *job.Request, id uint32) uint64 {
 	near := 0
 	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 {
-		near = min(p.availGPU[id], 0xff)
+		near = p.availGPU[id]
+		// _foreach_remove_unusable caps the count at what the job can
+		// use on one node: its per-node count, else its per-job count.
+		if p.nodeReqOf(r) != crReserved {
+			if r.GPUsPerNode > 0 {
+				near = min(near, r.GPUsPerNode)
+			} else {
+				near = min(near, r.GPUsPerJob)
+			}
+		}
+		near = min(near, 0xff)
 	}
 	return uint64(p.cl.Weight[id])<<8 | uint64(0xff-near)
 }
