@@ -98,6 +98,18 @@ func configurePartitions(cl *job.Cluster, parts []inventory.Partition) error {
 	return nil
 }
 
+// defaultPartition is the partition slurmctld gives a job that names none:
+// the one marked Default=YES (the last such line wins), else none.
+func defaultPartition(parts []inventory.Partition) string {
+	name := ""
+	for _, p := range parts {
+		if p.Default {
+			name = p.Name
+		}
+	}
+	return name
+}
+
 func newSelectCmd() *cobra.Command {
 	var plugin, stateDir, mode, spec, output, typeParams string
 	var nodes nodesFlags
@@ -167,6 +179,9 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 				return fmt.Errorf("%s: %w", ns, err)
 			}
 			cl := job.NewCluster(snap)
+			if req.Partition == "" {
+				req.Partition = defaultPartition(cluster.Partitions)
+			}
 			if err := req.Resolve(cl); err != nil {
 				return invalidInput(err)
 			}
@@ -204,6 +219,7 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			for _, prog := range progs {
 				cand.And(vm.Run(prog, snap))
 			}
+			req.FilterNodes(cl, cand)
 			if now == 0 {
 				now = time.Now().Unix()
 			}

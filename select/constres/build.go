@@ -54,7 +54,12 @@ func (p *Plugin) build(st *state, r *job.Request, pk *pick, free bits.Set, start
 			}
 		}
 		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: held, Cores: cs, MemoryMB: mem, GPUs: pk.gpus[i]})
-		a.TotalCPUs += held
+		if p.cfg.Units == UnitSocket && !whole {
+			// job_test.c counts every socket the job touches in full.
+			a.TotalCPUs += p.socketsTouched(id, cs) * p.cl.CoresPerSocket[id] * p.cl.Threads[id]
+		} else {
+			a.TotalCPUs += held
+		}
 	}
 	ids := make([]uint32, len(a.PerNode))
 	for i, n := range a.PerNode {
@@ -96,6 +101,17 @@ func (p *Plugin) pickCores(id uint32, k int, free bits.Set, d job.Distribution) 
 	// Core numbers are reported in increasing order.
 	sortInts(out)
 	return out
+}
+
+// socketsTouched counts the sockets of node id holding one of cores.
+func (p *Plugin) socketsTouched(id uint32, cores []int) int {
+	n, last := 0, -1
+	for _, c := range cores {
+		if s := c / p.cl.CoresPerSocket[id]; s != last {
+			n, last = n+1, s
+		}
+	}
+	return n
 }
 
 func sortInts(xs []int) {

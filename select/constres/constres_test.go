@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -12,6 +13,7 @@ import (
 )
 
 type nodeSpec struct {
+	cpus                    int // 0: sockets x cores x threads
 	sockets, cores, threads int
 	mem                     uint64
 	gpus                    uint64
@@ -22,7 +24,7 @@ func testCluster(t testing.TB, specs ...nodeSpec) *job.Cluster {
 	t.Helper()
 	nodes := make([]index.Node, len(specs))
 	for i, s := range specs {
-		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), Sockets: s.sockets, CoresPerSocket: s.cores, ThreadsPerCore: s.threads,
+		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), CPUs: s.cpus, Sockets: s.sockets, CoresPerSocket: s.cores, ThreadsPerCore: s.threads,
 			MemoryMB: s.mem, Weight: s.weight, Partitions: []string{"p"}}
 		if s.gpus > 0 {
 			nodes[i].Gres = []index.Gres{{Name: "gpu", Type: "a100", Count: s.gpus}}
@@ -303,14 +305,18 @@ func TestBeginRefusesDoubleAllocation(t *testing.T) {
 }
 
 func TestMoreFreeGPUsFirstAtEqualWeight(t *testing.T) {
-	g2, g4 := small, small
-	g2.gpus, g4.gpus = 2, 4
-	cl := testCluster(t, g2, g4)
+	g1, g2, g4 := small, small, small
+	g1.gpus, g2.gpus, g4.gpus = 1, 2, 4
+	cl := testCluster(t, g1, g4, g4, g2)
 	p := New(cl, cfg())
-	if a := run(t, p, "id=1,nodes=1,gpus-per-node=1", nil); a.Nodes.ToArray()[0] != 1 {
-		t.Fatalf("§2.4 sched_weight low byte prefers the node with more GPUs: %v", a.Nodes.ToArray())
+	if a := run(t, p, "id=1,nodes=2,gpus=4", nil); !slices.Equal(a.Nodes.ToArray(), []uint32{1, 2}) {
+		t.Fatalf("§2.4 sched_weight low byte prefers the nodes with more usable GPUs: %v", a.Nodes.ToArray())
 	}
-	if a := run(t, p, "id=2,nodes=1,ntasks=1", nil); a.Nodes.ToArray()[0] != 0 {
+	// Free GPUs count up to the per-node request only (real Slurm).
+	if a := run(t, p, "id=2,nodes=1,gpus-per-node=1", nil); a.Nodes.ToArray()[0] != 0 {
+		t.Fatalf("§2.4 GPUs beyond the per-node request do not weigh: %v", a.Nodes.ToArray())
+	}
+	if a := run(t, p, "id=3,nodes=1,ntasks=1", nil); a.Nodes.ToArray()[0] != 0 {
 		t.Fatalf("§2.4 jobs without GPUs see the admin weight only: %v", a.Nodes.ToArray())
 	}
 }
@@ -413,6 +419,65 @@ func TestSyncCoreBitmap(t *testing.T) {
 	if _, ok := cyclicCores(free("10000000"), 2, 4, 2, 1, 1, false); ok {
 		t.Error("cyclic with too few cores succeeded")
 	}
+	// CR_Socket: a used socket is completed from where the scan stopped;
+	// the cores of socket 1 it passed over (not free) stay out.
+	if got, _ := cyclicCores(free("11111100"), 2, 4, 6, 1, 1, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5}) {
+		t.Errorf("cyclic whole sockets after a full scan: %v", list(got))
+	}
+	if got, _ := cyclicCores(free("11111111"), 2, 4, 2, 1, 1, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+		t.Errorf("cyclic whole sockets: %v", list(got))
+	}
+}
+
+// TestRealSlurmLayouts are layouts recorded from a running Slurm 26.11.0rc1
+// on nodes of 2 sockets x 18 cores (CPUs=36, ThreadsPerCore=2).
+func TestRealSlurmLayouts(t *testing.T) {
+	cirrus := nodeSpec{cpus: 36, sockets: 2, cores: 18, threads: 2, mem: 256000}
+	for _, tc := range []struct {
+		name  string
+		units Units
+		job   string
+		cores [][]int
+		total int
+	}{
+		// _allocate_sc keeps the first free cores the tasks can use, so
+		// the cyclic layout only chooses among cores 0-3.
+		{"ntasks-per-node trims to the first cores", UnitCore, "nodes=2,ntasks-per-node=4",
+			[][]int{{0, 1, 2, 3}, {0, 1, 2, 3}}, 8},
+		{"one task of 20 CPUs spills into socket 1", UnitCore, "ntasks=2,cpus-per-task=20",
+			[][]int{seq(0, 19), seq(0, 19)}, 40},
+		{"without a cap the layout is cyclic", UnitCore, "ntasks=4", [][]int{{0, 1, 18, 19}}, 4},
+		// _get_one_res only looks at the required nodes.
+		{"one node at most keeps the required node", UnitCore, "nodes=1-1,ntasks=2,nodelist=n2,exclusive", [][]int{seq(0, 35)}, 36},
+		// eval_nodes_cpus_to_use keeps a socket's CPUs per node still needed.
+		{"CR_Socket keeps a socket for the next node", UnitSocket, "nodes=2,ntasks=8",
+			[][]int{seq(0, 17), seq(0, 35)}, 54},
+		{"CR_Socket counts every touched socket", UnitSocket, "ntasks=2,cpus-per-task=20",
+			[][]int{seq(0, 19), seq(0, 19)}, 72},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(testCluster(t, same(4, cirrus)...), Config{TrackMemory: true, Units: tc.units})
+			a := run(t, p, tc.job, nil)
+			if strings.Contains(tc.job, "nodelist=n2") && a.PerNode[0].ID != 2 {
+				t.Errorf("node %d, want the required n2", a.PerNode[0].ID)
+			}
+			var got [][]int
+			for _, n := range a.PerNode {
+				got = append(got, n.Cores)
+			}
+			if !slices.EqualFunc(got, tc.cores, slices.Equal[[]int]) || a.TotalCPUs != tc.total {
+				t.Errorf("cores %v total %d, want %v total %d", got, a.TotalCPUs, tc.cores, tc.total)
+			}
+		})
+	}
+}
+
+func seq(lo, hi int) []int {
+	var out []int
+	for i := lo; i <= hi; i++ {
+		out = append(out, i)
+	}
+	return out
 }
 
 // TestCanJobRunOnNodeMemoryPerCPU follows job_test.c _can_job_run_on_node:
@@ -472,5 +537,56 @@ func TestJobTestStep3FollowsPriorityTier(t *testing.T) {
 	a := run(t, p, "id=4,nodes=1,ntasks=2,partition=hi", nil)
 	if got := a.PerNode[0]; got.ID != 0 || !slices.Equal(got.Cores, []int{0, 1}) {
 		t.Errorf("test 3: %+v, want n0 cores 0-1", got)
+	}
+}
+
+// TestRealSlurmGPULayouts are GPU layouts recorded from a running Slurm
+// 26.11.0rc1 on nodes of 2 sockets x 8 cores with 4 GPUs and no GPU
+// topology.
+func TestRealSlurmGPULayouts(t *testing.T) {
+	g := nodeSpec{sockets: 2, cores: 8, threads: 1, mem: 128000, gpus: 4}
+	h := g
+	h.gpus = 2
+	for _, tc := range []struct {
+		name  string
+		job   string
+		cores [][]int
+		gpus  []int
+		nodes []uint32
+	}{
+		// gres_filter_sock_core spreads the cores a GPU job needs over
+		// the sockets, taking from the fuller socket (the first on ties).
+		{"one core lands on the last socket", "ntasks=1,gpus-per-node=4", [][]int{{8}}, []int{4}, nil},
+		{"odd core counts favour the last socket", "ntasks=15,gpus-per-node=2", [][]int{append(seq(0, 6), seq(8, 15)...)}, []int{2}, nil},
+		{"a task's CPUs split over sockets", "cpus-per-task=5,ntasks=1,gpus-per-node=2", [][]int{{0, 1, 8, 9, 10}}, []int{2}, nil},
+		{"without ntasks nothing is trimmed", "cpus-per-task=2,gpus-per-node=1", [][]int{{0, 1}}, []int{1}, nil},
+		// _set_job_bits1: every node gets a GPU, earlier nodes keep one
+		// for each later node.
+		{"per-job GPUs: at least one a node", "ntasks=47,gpus=2", nil, []int{1, 1, 1}, nil},
+		{"per-job GPUs: later nodes keep one each", "ntasks=33,gpus=5", nil, []int{3, 1, 1}, nil},
+		{"per-job GPUs: required nodes first", "nodes=2,ntasks=2,nodelist=n1,gpus=3", nil, []int{1, 2}, []uint32{0, 1}},
+		// Free GPUs only weigh up to what the job uses on a node, so the
+		// 2-GPU node does not split the run and the walk goes down from it.
+		{"GPU weight capped at the per-node count", "ntasks=20,nodelist=n2,gpus-per-node=2", nil, []int{2, 2}, []uint32{1, 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := New(testCluster(t, g, g, h), Config{TrackMemory: true})
+			a := run(t, p, tc.job, nil)
+			var cores [][]int
+			var gpus []int
+			for _, n := range a.PerNode {
+				cores = append(cores, n.Cores)
+				gpus = append(gpus, n.GPUs)
+			}
+			if tc.cores != nil && !slices.EqualFunc(cores, tc.cores, slices.Equal[[]int]) {
+				t.Errorf("cores %v, want %v", cores, tc.cores)
+			}
+			if !slices.Equal(gpus, tc.gpus) {
+				t.Errorf("gpus %v, want %v", gpus, tc.gpus)
+			}
+			if tc.nodes != nil && !slices.Equal(a.Nodes.ToArray(), tc.nodes) {
+				t.Errorf("nodes %v, want %v", a.Nodes.ToArray(), tc.nodes)
+			}
+		})
 	}
 }

@@ -101,6 +101,61 @@ func distTasks(r *job.Request, avail, vpus []int) (cpus []int, ok bool) {
 	return cpus, true
 }
 
+// taskCPUs is step 3 of _allocate_sc: of cpus free CPUs on a node, those a
+// job that does not hold whole nodes can use, given its ntasks-per-node and
+// cpus-per-task.
+func taskCPUs(r *job.Request, cpus int) int {
+	cpt := r.CPUsPerTaskOr1()
+	if r.NTasksPerNode > 0 {
+		cpus = min(cpus, r.NTasksPerNode*cpt)
+	}
+	return cpus / cpt * cpt
+}
+
+// gresTrim is gres_filter_sock_core for a GPU job on one node: the cores
+// its tasks need there (all free CPUs in whole tasks, capped by
+// ntasks-per-node and ntasks) are spread over the sockets by taking one
+// core at a time from the socket with the most (the first on ties) until
+// only those remain; each socket keeps its first free cores.
+func gresTrim(r *job.Request, avail []bool, sockets, cps, vpus, free int) {
+	cpt := r.CPUsPerTaskOr1()
+	tasks := free * vpus / cpt
+	if r.NTasksPerNode > 0 {
+		tasks = min(tasks, r.NTasksPerNode)
+	}
+	if r.NTasks > 0 {
+		tasks = min(tasks, r.NTasks)
+	}
+	need := (tasks*cpt + vpus - 1) / vpus
+	cnt := make([]int, sockets)
+	for c, a := range avail {
+		if a {
+			cnt[c/cps]++
+		}
+	}
+	for tot := free; tot > need; tot-- {
+		full := -1
+		for s := range cnt {
+			if cnt[s] > 0 && (full == -1 || cnt[s] > cnt[full]) {
+				full = s
+			}
+		}
+		if full == -1 {
+			break
+		}
+		cnt[full]--
+	}
+	for c := range avail {
+		if avail[c] {
+			if cnt[c/cps] > 0 {
+				cnt[c/cps]--
+			} else {
+				avail[c] = false
+			}
+		}
+	}
+}
+
 // blockSync reports whether the cores of a node are chosen with
 // _block_sync_core_bitmap rather than _cyclic_sync_core_bitmap (the tail of
 // dist_tasks).
@@ -125,8 +180,30 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 	sockets, cps := p.cl.Sockets[id], p.cl.CoresPerSocket[id]
 	vpus := p.cl.Threads[id]
 	avail := make([]bool, sockets*cps)
+	fc := 0
 	for c := range avail {
 		avail[c] = free == nil || free.Has(uint32(lo+c))
+		if avail[c] {
+			fc++
+		}
+	}
+	if r.GPUsPerNode == 0 && r.GPUsPerJob == 0 {
+		// _allocate_sc keeps only the first free cores (in core order) that
+		// hold the CPUs the tasks can use on the node; the sockets are
+		// then chosen among those. Jobs with GRES are trimmed later, by
+		// the GRES filter, instead.
+		keep := (taskCPUs(r, fc*vpus) + vpus - 1) / vpus
+		for c := range avail {
+			if avail[c] {
+				if keep == 0 {
+					avail[c] = false
+				} else {
+					keep--
+				}
+			}
+		}
+	} else if p.cfg.Units != UnitSocket {
+		gresTrim(r, avail, sockets, cps, vpus, fc)
 	}
 	var taken []bool
 	if p.blockSync(r) {
@@ -239,9 +316,11 @@ func cyclicCores(avail []bool, sockets, cps, cpus, vpus, cpt int, wholeSockets b
 		}
 	}
 	if wholeSockets {
+		// Slurm marks the rest of a used socket from where its scan
+		// stopped; cores the scan passed over stay out.
 		for s := range used {
 			if used[s] {
-				for c := s * cps; c < (s+1)*cps; c++ {
+				for c := start[s]; c < end[s]; c++ {
 					taken[c] = true
 				}
 			}

@@ -68,14 +68,20 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if r.NTasksPerNode > 0 {
 		minPer = r.NTasksPerNode * cpt
 	}
+	minPer = max(minPer, r.MinCPUsPerNode)
 	whole := p.nodeReqOf(r) == crReserved
 	minCPUs := r.MinCPUs(minN)
 
 	if maxN == 1 {
 		// _get_one_res: lowest weight, then lowest index; the first node
-		// that fits wins.
+		// that fits wins. Required nodes are the only candidates.
 		var ids []uint32
-		eligible.Each(func(id uint32) bool { ids = append(ids, id); return true })
+		eligible.Each(func(id uint32) bool {
+			if required == nil || required.Has(id) {
+				ids = append(ids, id)
+			}
+			return true
+		})
 		slices.SortStableFunc(ids, func(a, b uint32) int {
 			wa, wb := p.schedWeight(r, a), p.schedWeight(r, b)
 			switch {
@@ -116,7 +122,11 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		if !whole {
 			// eval_nodes_cpus_to_use: keep a core for each node still
 			// needed to reach the minimum.
-			rm := remMax - max(minRem-1, 0)*p.cl.Threads[id]
+			resv := max(minRem-1, 0) * p.cl.Threads[id]
+			if p.cfg.Units == UnitSocket {
+				resv *= p.cl.CoresPerSocket[id] // a socket per node
+			}
+			rm := remMax - resv
 			if c > rm {
 				c = max(rm, minPer)
 			}
@@ -144,7 +154,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 			return true
 		})
 		if done() {
-			return p.picked(chosen, gpuUse), true
+			return p.picked(r, chosen, gpuUse), true
 		}
 		if maxN <= 0 {
 			return nil, false
@@ -306,7 +316,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if !(remCPUs <= 0 && enoughNodes(0, remNodes, minN, reqN) && remGPUs <= 0) {
 		return nil, false
 	}
-	return p.picked(chosen, gpuUse), true
+	return p.picked(r, chosen, gpuUse), true
 }
 
 // otherRequired reports whether any of sets holds a required node.
@@ -320,7 +330,7 @@ func otherRequired(sets []cset) bool {
 }
 
 // picked lists the chosen nodes with the CPUs and GPUs taken on each.
-func (p *Plugin) picked(chosen bits.Set, gpuUse map[uint32]int) *pick {
+func (p *Plugin) picked(r *job.Request, chosen bits.Set, gpuUse map[uint32]int) *pick {
 	pk := &pick{}
 	chosen.Each(func(id uint32) bool {
 		pk.nodes = append(pk.nodes, id)
@@ -328,6 +338,28 @@ func (p *Plugin) picked(chosen bits.Set, gpuUse map[uint32]int) *pick {
 		pk.gpus = append(pk.gpus, gpuUse[id])
 		return true
 	})
+	if r.GPUsPerJob > 0 && p.nodeReqOf(r) != crReserved {
+		// gres_select_filter.c _set_job_bits1: required nodes first, then
+		// the others in node order, each node takes what is left but one
+		// GPU per later node, and at least one GPU even when that
+		// overshoots the job's count.
+		order := make([]int, 0, len(pk.nodes))
+		for pass := 0; pass < 2; pass++ {
+			for i, id := range pk.nodes {
+				req := r.RequiredSet != nil && r.RequiredSet.Contains(id)
+				if req == (pass == 0) {
+					order = append(order, i)
+				}
+			}
+		}
+		total := 0
+		for k, i := range order {
+			later := len(order) - k - 1
+			g := max(min(r.GPUsPerJob-total-later, p.availGPU[pk.nodes[i]]), 1)
+			pk.gpus[i] = g
+			total += g
+		}
+	}
 	return pk
 }
 
@@ -351,7 +383,17 @@ func (p *Plugin) gpusToUse(r *job.Request, id uint32, rem int) int {
 func (p *Plugin) schedWeight(r *job.Request, id uint32) uint64 {
 	near := 0
 	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 {
-		near = min(p.availGPU[id], 0xff)
+		near = p.availGPU[id]
+		// _foreach_remove_unusable caps the count at what the job can
+		// use on one node: its per-node count, else its per-job count.
+		if p.nodeReqOf(r) != crReserved {
+			if r.GPUsPerNode > 0 {
+				near = min(near, r.GPUsPerNode)
+			} else {
+				near = min(near, r.GPUsPerJob)
+			}
+		}
+		near = min(near, 0xff)
 	}
 	return uint64(p.cl.Weight[id])<<8 | uint64(0xff-near)
 }

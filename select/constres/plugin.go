@@ -206,10 +206,7 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 		return 0, 0
 	}
 	if !whole {
-		if r.NTasksPerNode > 0 {
-			cpus = min(cpus, r.NTasksPerNode*cpt)
-		}
-		cpus = cpus / cpt * cpt
+		cpus = taskCPUs(r, cpus)
 	}
 	if p.cfg.TrackMemory {
 		freeMem := p.cl.MemoryMB[id]
@@ -254,11 +251,13 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if r.NTasksPerNode > 0 {
 		minPer = r.NTasksPerNode * cpt
 	}
+	minPer = max(minPer, r.MinCPUsPerNode)
 	if cpus < minPer {
 		return 0, 0
 	}
 	gpus = p.freeGPUs(st, id, r.GPUType)
-	if r.GPUsPerNode > gpus {
+	if r.GPUsPerNode > gpus || r.GPUsPerJob > 0 && gpus == 0 {
+		// A per-job GPU count still needs a GPU on every node it uses.
 		return 0, 0
 	}
 	return cpus, gpus
@@ -306,8 +305,10 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		a, err = p.runNow(r, usable, now)
 	}
 	if err != nil {
-		if _, terr := p.testOnly(r, all); terr != nil {
-			return nil, terr
+		// Slurm's test-only answer is test 0 alone: a job whose layout
+		// fails later (tasks, memory of whole sockets) stays pending.
+		if _, ok := p.selectNodes(nil, r, all, nil); !ok {
+			return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
 		}
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package job
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -239,8 +240,49 @@ func (r *Request) Resolve(c *Cluster) error {
 	if r.RequiredSet, err = resolveList(c, r.Required); err != nil {
 		return err
 	}
-	r.ExcludedSet, err = resolveList(c, r.Excluded)
-	return err
+	if r.ExcludedSet, err = resolveList(c, r.Excluded); err != nil {
+		return err
+	}
+	if err := r.checkPlane(); err != nil {
+		return err
+	}
+	return r.checkGPUs()
+}
+
+// ErrGPUsBelowNodes is a per-job GPU count below the minimum node count.
+var ErrGPUsBelowNodes = errors.New("--gpus is below the minimum node count")
+
+// checkGPUs is sbatch's check that every node can get a GPU of the job's
+// per-job count (--gpus < -N).
+func (r *Request) checkGPUs() error {
+	if r.GPUsPerJob > 0 && r.GPUsPerJob < r.MinNodes {
+		return fmt.Errorf("%w: %d GPUs, %d nodes", ErrGPUsBelowNodes, r.GPUsPerJob, r.MinNodes)
+	}
+	return nil
+}
+
+// ErrPlaneTasks is a plane distribution with too few tasks for its nodes.
+var ErrPlaneTasks = errors.New("too few tasks for the requested plane distribution and node count")
+
+// checkPlane is sbatch's own check of -m plane=N (opt.c _opt_verify): it
+// refuses a job whose tasks (1 when not given) cannot fill a plane on
+// every node but the last. The minimum node count defaults to the
+// required nodes.
+func (r *Request) checkPlane() error {
+	if r.PlaneSize <= 0 {
+		return nil
+	}
+	n := max(r.NTasks, 1)
+	minN := r.MinNodes
+	if minN == 0 && r.RequiredSet != nil {
+		minN = int(r.RequiredSet.GetCardinality())
+	}
+	if minN <= 0 || n/r.PlaneSize < minN {
+		if (minN-1)*r.PlaneSize >= n {
+			return fmt.Errorf("%w: %d tasks, plane=%d, %d nodes", ErrPlaneTasks, n, r.PlaneSize, minN)
+		}
+	}
+	return nil
 }
 
 func resolveList(c *Cluster, list string) (*roaring.Bitmap, error) {
@@ -299,13 +341,47 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 	if need <= r.CPUsPerTaskOr1()*max(r.NTasksPerNode, 1) {
 		return
 	}
+	pn := need
 	switch {
 	case r.NTasksPerNode > 0:
 		r.CPUsPerTask = (need + r.NTasksPerNode - 1) / r.NTasksPerNode
+		pn = max(r.CPUsPerTask*r.NTasksPerNode, pn)
 	case r.NTasks > 0:
+		// The CPUs per node the job then needs follow from its tasks
+		// over its minimum node count (1 when not given), which can
+		// exceed every node's CPUs.
 		nodes := max(r.MinNodes, 1)
 		r.CPUsPerTask = (need*nodes + r.NTasks - 1) / r.NTasks
+		pn = r.CPUsPerTask * r.NTasks / nodes
 	default:
 		r.CPUsPerTask = need
 	}
+	r.MinCPUsPerNode = pn
+}
+
+// FilterNodes removes from cand the nodes whose configuration can never
+// hold the job, whatever the select plugin (node_scheduler.c
+// _build_node_list): fewer CPUs than cpus-per-task x ntasks-per-node, or
+// less real memory than the job asks per node, or no GPUs for a job that
+// asks for GPUs. A per-CPU request is
+// compared per CPU, as Slurm does; memory counts here even when it is not
+// a consumable resource.
+func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
+	minCPUs := max(r.CPUsPerTaskOr1()*max(r.NTasksPerNode, 1), r.MinCPUsPerNode)
+	mem := r.MemPerCPU
+	if mem == 0 && r.MemPerNodeSet {
+		mem = r.MemPerNode
+	}
+	gpus := r.GPUsPerNode > 0 || r.GPUsPerJob > 0
+	drop := roaring.New()
+	it := cand.Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		// A GPU job never uses a node without GPUs (of its type), even
+		// when it counts GPUs per job (_can_job_run_on_node).
+		if int(id) >= c.N || c.CPUs[id] < minCPUs || c.MemoryMB[id] < mem || gpus && c.GPUCount(id, r.GPUType) == 0 {
+			drop.Add(id)
+		}
+	}
+	cand.AndNot(drop)
 }

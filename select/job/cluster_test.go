@@ -1,6 +1,8 @@
 package job
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/nodesift/sift/index"
@@ -113,6 +115,110 @@ func TestApplyMemoryPolicyNodeMemoryUnderCPULimit(t *testing.T) {
 			r.ApplyMemoryPolicy(c, 0, 0)
 			if r.CPUsPerTask != tc.cpt {
 				t.Errorf("cpus-per-task %d, want %d", r.CPUsPerTask, tc.cpt)
+			}
+		})
+	}
+}
+
+// TestFilterNodesFollowsBuildNodeList checks node_scheduler.c
+// _build_node_list: nodes too small in CPUs or memory never hold the job,
+// whether or not memory is consumable.
+func TestFilterNodesFollowsBuildNodeList(t *testing.T) {
+	s, err := index.Build([]index.Node{
+		{Name: "small", CPUs: 8, MemoryMB: 16000},
+		{Name: "big", CPUs: 36, MemoryMB: 256000},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	for _, tc := range []struct {
+		name string
+		req  Request
+		want []uint32
+	}{
+		{"no request keeps every node", Request{}, []uint32{0, 1}},
+		{"memory per node above a node's", Request{MemPerNode: 20000, MemPerNodeSet: true}, []uint32{1}},
+		{"memory per node above every node's", Request{MemPerNode: 300000, MemPerNodeSet: true}, nil},
+		{"memory per cpu compared per cpu", Request{MemPerCPU: 16000, NTasks: 4}, []uint32{0, 1}},
+		{"cpus per task above a node's", Request{CPUsPerTask: 9}, []uint32{1}},
+		{"tasks per node times cpus per task", Request{NTasksPerNode: 5, CPUsPerTask: 2}, []uint32{1}},
+		{"a GPU job skips nodes without GPUs", Request{GPUsPerJob: 1}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cand := s.Live().Clone()
+			r := tc.req
+			r.FilterNodes(c, cand)
+			if got := cand.ToArray(); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestResolveRefusesPlaneLayoutsSbatchRefuses follows sbatch's opt.c checks
+// of -m plane=N and of --gpus against -N.
+func TestResolveRefusesPlaneLayoutsSbatchRefuses(t *testing.T) {
+	s, err := index.Build([]index.Node{{Name: "n1", CPUs: 8}, {Name: "n2", CPUs: 8}, {Name: "n3", CPUs: 8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	for _, tc := range []struct {
+		spec string
+		bad  bool
+	}{
+		{"nodes=2,ntasks-per-node=4,distribution=plane=3", true}, // tasks default to 1
+		{"nodes=3,distribution=plane=2", true},
+		{"nodes=2,ntasks=4,distribution=plane=3", false},
+		{"nodes=2,ntasks=3,distribution=plane=3", true},
+		{"nodelist=n[1-3],ntasks=2,distribution=plane=1", true},
+		{"ntasks=6,distribution=plane=4", false},
+		{"nodes=3,gpus=2", true}, // sbatch: --gpus < -N
+		{"nodes=2,gpus=2", false},
+	} {
+		t.Run(tc.spec, func(t *testing.T) {
+			r, err := ParseSpec(tc.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.Resolve(c)
+			if got := errors.Is(err, ErrPlaneTasks) || errors.Is(err, ErrGPUsBelowNodes); got != tc.bad {
+				t.Errorf("refused %v (%v), want %v", got, err, tc.bad)
+			}
+		})
+	}
+}
+
+// TestNodeMemoryAboveMaxRaisesCPUsPerNode follows _valid_pn_min_mem for a
+// per-node request above MaxMemPerCPU: pn_min_cpus comes from the tasks
+// over the minimum node count, and nodes with fewer CPUs never hold the job.
+func TestNodeMemoryAboveMaxRaisesCPUsPerNode(t *testing.T) {
+	s, err := index.Build([]index.Node{{Name: "n0", CPUs: 36, MemoryMB: 256000, Partitions: []string{"std"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := NewCluster(s)
+	c.Partitions["std"].MaxMemPerCPU = 7150
+	for _, tc := range []struct {
+		name             string
+		req              Request
+		wantCPT, wantMin int
+		runnable         bool
+	}{
+		{"tasks over one node exceed the node", Request{Partition: "std", NTasks: 102, MemPerNode: 128000, MemPerNodeSet: true}, 1, 102, false},
+		{"whole-node memory", Request{Partition: "std", NTasks: 15, MemPerNode: 255000, MemPerNodeSet: true}, 3, 45, false},
+		{"tasks over two nodes", Request{Partition: "std", NTasks: 12, MinNodes: 2, MemPerNode: 64000, MemPerNodeSet: true}, 2, 12, true},
+		{"ntasks-per-node", Request{Partition: "std", NTasksPerNode: 4, MemPerNode: 64000, MemPerNodeSet: true}, 3, 12, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.req
+			r.ApplyMemoryPolicy(c, 0, 0)
+			cand := s.Live().Clone()
+			r.FilterNodes(c, cand)
+			if r.CPUsPerTask != tc.wantCPT || r.MinCPUsPerNode != tc.wantMin || cand.IsEmpty() == tc.runnable {
+				t.Errorf("cpus-per-task %d, pn_min_cpus %d, runnable %v; want %d, %d, %v",
+					r.CPUsPerTask, r.MinCPUsPerNode, !cand.IsEmpty(), tc.wantCPT, tc.wantMin, tc.runnable)
 			}
 		})
 	}

@@ -72,6 +72,10 @@ type Request struct {
 	NTasks, CPUsPerTask int
 	// NTasksPerNode fixes the tasks on every node.
 	NTasksPerNode int
+	// MinCPUsPerNode is slurmctld's pn_min_cpus when a memory limit raised
+	// it above cpus-per-task x ntasks-per-node (job_mgr.c
+	// _valid_pn_min_mem); 0 otherwise.
+	MinCPUsPerNode int
 	// MemPerNode and MemPerCPU are in MB; MemPerNodeSet distinguishes an
 	// explicit mem=0 (the whole node) from no request.
 	MemPerNode, MemPerCPU uint64

@@ -85,8 +85,10 @@ func TestRunNowBestFit(t *testing.T) {
 			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{1, 2}},
 		{"§1.4 homogeneous CPU demand uses runs", "ntasks=8",
 			[]int{4, 4, 4, 4, 4}, nil, bm(0, 1, 3, 4), []uint32{0, 1}},
-		{"§1.4 heterogeneous but enough CPUs per node keeps runs", "nodes=2",
-			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{0, 1}},
+		{"§1.7 each node configuration is a node set, tried alone first", "nodes=2",
+			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{3, 4}},
+		{"§1.4 heterogeneous but enough CPUs per node keeps runs", "nodes=3",
+			[]int{4, 16, 16, 4, 4}, nil, bm(0, 1, 2, 3, 4), []uint32{0, 3, 4}},
 		{"§1.7 lighter weight tier first", "nodes=2", nil, []uint32{5, 5, 5, 1, 1, 1, 5, 5, 5, 5, 5, 5}, nil, []uint32{3, 4}},
 		{"§1.7 too few light nodes: all tiers together", "nodes=4", nil, []uint32{5, 5, 5, 1, 1, 1, 5, 5, 5, 5, 5, 5}, nil, []uint32{0, 1, 2, 3}},
 	} {
@@ -285,5 +287,26 @@ func TestForcedSharingIgnoresTheJobFlag(t *testing.T) {
 	}
 	if _, err := p.Select(spec(t, cl, "id=3,nodes=1,partition=p,exclusive"), cl.Snap.Live(), job.RunNow, 0); err == nil {
 		t.Fatal("§1.2 an exclusive job never shares")
+	}
+}
+
+// TestMemoryOnlyCountsWithCRMemory follows _job_count_bitmap: without
+// CR_Memory a job's memory request neither excludes nodes nor is recorded.
+func TestMemoryOnlyCountsWithCRMemory(t *testing.T) {
+	for _, track := range []bool{false, true} {
+		cl := testCluster(t, []int{4, 4}, nil)
+		for id := range cl.MemoryMB {
+			cl.MemoryMB[id] = 1000
+		}
+		p := New(cl, Config{TrackMemory: track})
+		a, err := p.Select(spec(t, cl, "nodes=1,mem-per-cpu=500"), cl.Snap.Live(), job.RunNow, 0)
+		switch {
+		case track && err == nil:
+			t.Errorf("CR_Memory: 4 CPUs x 500 MB cannot fit in 1000 MB, got %v", ids(a.Nodes))
+		case !track && err != nil:
+			t.Errorf("no CR_Memory: %v", err)
+		case !track && a.PerNode[0].MemoryMB != 0:
+			t.Errorf("no CR_Memory: recorded %d MB", a.PerNode[0].MemoryMB)
+		}
 	}
 }

@@ -1,9 +1,11 @@
 package linear
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -38,9 +40,8 @@ type Plugin struct {
 
 	usable bits.Set
 	live   bits.Set
-	// tierW and tierSet are the distinct node weights, lightest first, and
-	// the nodes of each.
-	tierW   []uint32
+	// tierSet are slurmctld's node sets: the nodes of each distinct node
+	// configuration, lightest weight first.
 	tierSet []bits.Set
 	// uniformCPUs is every live node's CPU count when they all agree, else
 	// 0; minCPUs and minMem are the smallest over live nodes.
@@ -77,16 +78,20 @@ var _ job.Plugin = (*Plugin)(nil)
 func New(cl *job.Cluster, cfg Config) *Plugin {
 	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N)}
 	live := bits.FromRoaring(cl.Snap.Live(), cl.N)
-	byW := map[uint32]bits.Set{}
+	byConf := map[nodeConfig]int{}
+	var weights []uint32
 	p.minCPUs, p.minMem = int(^uint(0)>>1), ^uint64(0)
 	p.uniformCPUs = -1
 	live.Each(func(id uint32) bool {
-		w := cl.Weight[id]
-		if byW[w] == nil {
-			byW[w] = bits.New(cl.N)
-			p.tierW = append(p.tierW, w)
+		key := configOf(cl, id)
+		i, ok := byConf[key]
+		if !ok {
+			i = len(p.tierSet)
+			byConf[key] = i
+			p.tierSet = append(p.tierSet, bits.New(cl.N))
+			weights = append(weights, cl.Weight[id])
 		}
-		byW[w].Add(id)
+		p.tierSet[i].Add(id)
 		c := cl.CPUs[id]
 		p.minCPUs = min(p.minCPUs, c)
 		p.minMem = min(p.minMem, cl.MemoryMB[id])
@@ -98,13 +103,49 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 		return true
 	})
 	p.uniformCPUs = max(p.uniformCPUs, 0)
-	slices.Sort(p.tierW)
-	for _, w := range p.tierW {
-		p.tierSet = append(p.tierSet, byW[w])
+	// read_config.c sorts the config records by weight (a stable sort of
+	// slurm.conf order) and merges identical ones into the first; node
+	// sets keep that order.
+	order := make([]int, len(p.tierSet))
+	for i := range order {
+		order[i] = i
 	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(weights[a], weights[b]) })
+	sets := make([]bits.Set, len(order))
+	for k, i := range order {
+		sets[k] = p.tierSet[i]
+	}
+	p.tierSet = sets
 	p.st.clean.And(live)
 	p.live = live
 	return p
+}
+
+// nodeConfig identifies a node's config record: nodes whose slurm.conf
+// resources, features, GRES and weight all agree share one
+// (node_mgr.c _is_dup_config_record).
+type nodeConfig struct {
+	weight                                uint32
+	cpus, boards, sockets, cores, threads int
+	mem                                   uint64
+	features, gres                        string
+}
+
+func configOf(cl *job.Cluster, id uint32) nodeConfig {
+	n, _ := cl.Snap.Node(id)
+	k := nodeConfig{weight: cl.Weight[id], cpus: n.CPUs, boards: n.Boards, sockets: n.Sockets, cores: n.CoresPerSocket,
+		threads: n.ThreadsPerCore, mem: n.MemoryMB}
+	if len(n.Features) > 0 {
+		k.features = strings.Join(n.Features, ",")
+	}
+	if len(n.Gres) > 0 {
+		var b strings.Builder
+		for _, g := range n.Gres {
+			fmt.Fprintf(&b, "%s:%s:%d,", g.Name, g.Type, g.Count)
+		}
+		k.gres = b.String()
+	}
+	return k
 }
 
 // Cluster is the cluster the plugin selects from.
@@ -122,17 +163,18 @@ func (p *Plugin) wantOf(r *job.Request, minN int) *want {
 	return w
 }
 
-// jobMem is the memory job r takes on node id (reference §1.3).
+// jobMem is the memory job r takes on node id (reference §1.3); none
+// unless memory is consumable (CR_Memory), as _job_count_bitmap checks.
 func (p *Plugin) jobMem(r *job.Request, id int) uint64 {
 	switch {
+	case !p.cfg.TrackMemory:
+		return 0
 	case r.MemPerCPU > 0:
 		return r.MemPerCPU * uint64(p.cl.CPUs[id])
 	case r.MemPerNodeSet && r.MemPerNode > 0:
 		return r.MemPerNode
-	case p.cfg.TrackMemory:
-		return p.cl.MemoryMB[id]
 	}
-	return 0
+	return p.cl.MemoryMB[id]
 }
 
 // countBitmap is Slurm's _job_count_bitmap (reference §1.3): out = the nodes
@@ -195,7 +237,7 @@ func (p *Plugin) emptyNodesFit(r *job.Request, mode job.Mode) bool {
 	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 || cpt > p.minCPUs || r.NTasksPerNode > p.minCPUs {
 		return false
 	}
-	if mode == job.TestOnly {
+	if mode == job.TestOnly || !p.cfg.TrackMemory {
 		return true
 	}
 	switch {
