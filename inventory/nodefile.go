@@ -57,11 +57,14 @@ type nodeReader struct {
 // position returns the 1-based line and byte column of offset off.
 func (r *nodeReader) position(off int) (line, col int) {
 	if r.newlines == nil {
-		r.newlines = []int{}
-		for i, c := range r.data {
-			if c == '\n' {
-				r.newlines = append(r.newlines, i)
+		r.newlines = make([]int, 0, bytes.Count(r.data, []byte{'\n'}))
+		for i := 0; ; i++ {
+			k := bytes.IndexByte(r.data[i:], '\n')
+			if k < 0 {
+				break
 			}
+			i += k
+			r.newlines = append(r.newlines, i)
 		}
 	}
 	n := sort.SearchInts(r.newlines, off)
@@ -347,9 +350,8 @@ func (r *nodeReader) setField(n *index.Node, f field, v *fastjson.Value, m membe
 		if err != nil {
 			return bad("expected a string, one of %s", strings.Join(states, ", "))
 		}
-		s := strings.ToLower(string(b))
 		for _, st := range states {
-			if s == st {
+			if bytes.EqualFold(b, []byte(st)) {
 				n.State = st
 				return nil
 			}
@@ -396,6 +398,9 @@ func (r *nodeReader) setField(n *index.Node, f field, v *fastjson.Value, m membe
 // uint reads the number spanning m's value as a non-negative integer no
 // larger than limit, from its source text so nothing is lost to float64.
 func (r *nodeReader) uint(m member, limit uint64) (uint64, error) {
+	if u, ok := shortUint(r.data[m.valStart:m.valEnd]); ok && u <= limit {
+		return u, nil
+	}
 	text := string(r.data[m.valStart:m.valEnd])
 	if text == "" || !(text[0] == '-' || isDigit(text[0])) {
 		return 0, fmt.Errorf("expected a non-negative integer")
@@ -589,4 +594,20 @@ func (r *nodeReader) checkRanks() error {
 		seen[n.Rank] = n.Name
 	}
 	return nil
+}
+
+// shortUint reads the usual case of uint without allocating: 1 to 18
+// digits, no leading zero unless alone.
+func shortUint(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 18 || (b[0] == '0' && len(b) > 1) {
+		return 0, false
+	}
+	var u uint64
+	for _, c := range b {
+		if !isDigit(c) {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	return u, true
 }
