@@ -198,15 +198,17 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if free != nil {
 		fc = free.CountRange(lo, lo+cores)
 	}
-	threads := p.cl.Threads[id]
-	cpus = fc * threads
+	cpc := p.coreCPUs(r, id)
+	cpus = fc * cpc
 	cpt := r.CPUsPerTaskOr1()
 	whole := p.nodeReqOf(r) == crReserved
-	if whole && fc != cores {
-		return 0, 0
-	}
-	if !whole {
-		cpus = taskCPUs(r, cpus)
+	if whole {
+		if fc != cores {
+			return 0, 0
+		}
+		cpus = fc * p.cl.Threads[id]
+	} else {
+		cpus = taskCPUs(r, cpus, cpc)
 	}
 	if p.cfg.TrackMemory {
 		freeMem := p.cl.MemoryMB[id]
@@ -229,6 +231,11 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 				}
 			} else {
 				step := p.allocSize(id)
+				if r.NTasksPerCore > 0 {
+					// _allocate_sc: cpu_alloc_size shrinks to the
+					// usable CPUs of a core.
+					step = min(step, cpc)
+				}
 				for rate*uint64(cpus) > freeMem {
 					if cpus < step {
 						cpus = 0
@@ -269,6 +276,17 @@ func (p *Plugin) tier(name string) uint32 {
 		return part.PriorityTier
 	}
 	return 0
+}
+
+// coreCPUs is job_mgr_determine_cpus_per_core: the CPUs of one core of node
+// id that the job's tasks may use, all its threads unless ntasks-per-core
+// x cpus-per-task is fewer.
+func (p *Plugin) coreCPUs(r *job.Request, id uint32) int {
+	t := p.cl.Threads[id]
+	if r.NTasksPerCore > 0 {
+		t = min(t, r.NTasksPerCore*r.CPUsPerTaskOr1())
+	}
+	return t
 }
 
 // allocSize is _select_and_set_cpus' cpu_alloc_size: the CPUs of one

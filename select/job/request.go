@@ -72,6 +72,10 @@ type Request struct {
 	NTasks, CPUsPerTask int
 	// NTasksPerNode fixes the tasks on every node.
 	NTasksPerNode int
+	// NTasksPerCore caps the tasks on each core (srun's
+	// --ntasks-per-core): a core then offers at most NTasksPerCore x
+	// cpus-per-task of its threads to the job.
+	NTasksPerCore int
 	// MinCPUsPerNode is slurmctld's pn_min_cpus when a memory limit raised
 	// it above cpus-per-task x ntasks-per-node (job_mgr.c
 	// _valid_pn_min_mem); 0 otherwise.
