@@ -124,7 +124,7 @@ cons_tres one line per node; will-run adds the start time. With --state DIR the 
 jobs are read from DIR, and a run-now allocation is recorded there.
 
 Job keys: id, nodes=N|MIN-MAX, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core
-(cons_tres only), mem, mem-per-cpu
+and ntasks-per-socket (cons_tres only; the latter without GPUs), mem, mem-per-cpu
 (sizes in MB, or with K/M/G/T), gpus-per-node and gpus ([type:]N), contiguous, exclusive,
 oversubscribe, preemptable, nodelist, exclude, time (min, min:sec, h:m:s, d-h, d-h:m,
 d-h:m:s, UNLIMITED), partition, priority, distribution (Slurm -m: block|cyclic|arbitrary|plane=N
@@ -153,8 +153,11 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			if err != nil {
 				return constraintError(spec, err)
 			}
-			if plugin == "linear" && req.NTasksPerCore > 0 {
-				return invalidInput(errors.New("ntasks-per-core is modelled for --plugin cons_tres only"))
+			if plugin == "linear" && (req.NTasksPerCore > 0 || req.NTasksPerSocket > 0) {
+				return invalidInput(errors.New("ntasks-per-core and ntasks-per-socket are modelled for --plugin cons_tres only"))
+			}
+			if req.NTasksPerSocket > 0 && (req.GPUsPerNode > 0 || req.GPUsPerJob > 0) {
+				return invalidInput(errors.New("ntasks-per-socket with GPUs is not modelled"))
 			}
 			var progs []*vm.Program
 			for _, c := range req.Constraints {

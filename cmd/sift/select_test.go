@@ -32,6 +32,8 @@ func TestSelectGolden(t *testing.T) {
 		{"cirrus-cr-core-cyclic", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--select-type-parameters", "CR_Core", "--job", "ntasks=4,partition=standard"}},
 		{"linear-rejects-ntasks-per-core", []string{"select", "--nodes", nodes, "--job", "ntasks=2,ntasks-per-core=1"}},
 		{"cirrus-ntasks-per-core", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=3,cpus-per-task=3,ntasks-per-core=1,partition=standard"}},
+		{"cirrus-ntasks-per-socket", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=4,ntasks-per-socket=1,partition=standard"}},
+		{"ntasks-per-socket-with-gpus", []string{"select", "--nodes", nodes, "--plugin", "cons_tres", "--job", "nodes=1,gpus-per-node=a100:2,ntasks-per-socket=1"}},
 		{"bad-select-type-parameters", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--select-type-parameters", "CR_Bogus", "--job", "ntasks=4"}},
 	}, nil)
 }

@@ -118,6 +118,104 @@ func taskCPUs(r *job.Request, cpus, cpc int) int {
 	return cpus / cpt * cpt
 }
 
+// socketCores is steps 3 and 4 of _allocate_sc for a job with
+// ntasks-per-socket on a node of cps cores per socket and tpc threads per
+// core, cpc of them usable: it clears in avail the free cores the job may
+// not use and returns the CPUs it may use. Each socket offers at most
+// ntasks-per-socket tasks, and its cores are taken in order while the CPUs
+// counted on it (a core's worth each) stay below ntasks-per-socket x
+// cpus-per-task, until the node's task CPUs are used up.
+func socketCores(r *job.Request, avail []bool, cps, tpc, cpc int) int {
+	cpt := r.CPUsPerTaskOr1()
+	nps := r.NTasksPerSocket
+	sockets := len(avail) / cps
+	if nps > tpc*cps {
+		clear(avail)
+		return 0
+	}
+	free := make([]int, sockets)
+	for c, a := range avail {
+		if a {
+			free[c/cps]++
+		}
+	}
+	cpus, tasks := 0, 0
+	for _, f := range free {
+		cpus += f * cpc
+		tasks += min(f*cpc, nps)
+	}
+	if r.NTasksPerNode > 0 {
+		tasks = min(tasks, r.NTasksPerNode)
+	}
+	switch {
+	case cpt < 2:
+		cpus = tasks
+	case splitTasks(r, cpc):
+		cpus = taskCPUs(r, cpus, cpc)
+	default:
+		cpus = min(tasks, cpus/cpt) * cpt
+	}
+	limit := nps
+	if cpt > 1 {
+		limit *= cpt
+	}
+	counted := make([]int, sockets)
+	use := newCoreUse(r, cpc)
+	got := 0
+	for c, a := range avail {
+		if !a {
+			continue
+		}
+		if cpus == 0 {
+			avail[c] = false
+			continue
+		}
+		s := c / cps
+		if counted[s] == 0 {
+			counted[s] = cpc
+		} else if counted[s] >= limit {
+			avail[c] = false
+			continue
+		} else {
+			counted[s] += cpc
+		}
+		u := use.take(cpus)
+		cpus -= u
+		got += u
+	}
+	return got
+}
+
+// avoidSockets is the ntasks-per-socket part of _cyclic_sync_core_bitmap:
+// while the free CPUs (cpc per free core) exceed the cpus wanted, sockets
+// are capped at ntasks-per-socket x cpus-per-task, then whole sockets the
+// others can do without are left out.
+func avoidSockets(r *job.Request, avail []bool, sockets, cps, cpus, cpc int) []bool {
+	perSocket := r.NTasksPerSocket * r.CPUsPerTaskOr1()
+	cnt := make([]int, sockets)
+	total := 0
+	for c, a := range avail {
+		if a {
+			cnt[c/cps] += cpc
+			total += cpc
+		}
+	}
+	for s := 0; s < sockets && total > cpus; s++ {
+		if cnt[s] > perSocket {
+			total -= cnt[s] - perSocket
+			cnt[s] = perSocket
+		}
+	}
+	avoid := make([]bool, sockets)
+	for s := 0; s < sockets && total > cpus; s++ {
+		if cnt[s] <= perSocket && total-cnt[s] >= cpus {
+			avoid[s] = true
+			total -= cnt[s]
+		}
+	}
+	return avoid
+}
+
 // splitTasks reports whether each task takes whole cores of cpc usable CPUs
 // and uses only the CPUs it needs of its last one (ntasks-per-core=1 with
 // more CPUs per task than a core offers).
@@ -239,7 +337,9 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 			fc++
 		}
 	}
-	if r.GPUsPerNode == 0 && r.GPUsPerJob == 0 {
+	if r.NTasksPerSocket > 0 {
+		socketCores(r, avail, cps, p.cl.Threads[id], vpus)
+	} else if r.GPUsPerNode == 0 && r.GPUsPerJob == 0 {
 		// _allocate_sc keeps only the first free cores (in core order) that
 		// hold the CPUs the tasks can use on the node; the sockets are
 		// then chosen among those. Jobs with GRES are trimmed later, by
@@ -262,7 +362,11 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 	if p.blockSync(r) {
 		taken, ok = blockCores(avail, sockets, cps, cpus, coresFor(r, cpus, vpus), &use, p.cfg.Units == UnitSocket)
 	} else {
-		taken, ok = cyclicCores(avail, sockets, cps, cpus, &use, p.cfg.Units == UnitSocket)
+		var avoid []bool
+		if r.NTasksPerSocket > 0 {
+			avoid = avoidSockets(r, avail, sockets, cps, cpus, vpus)
+		}
+		taken, ok = cyclicCores(avail, avoid, sockets, cps, cpus, &use, p.cfg.Units == UnitSocket)
 	}
 	if !ok {
 		return nil, 0, false
@@ -322,7 +426,7 @@ func blockCores(avail []bool, sockets, cps, cpus, req int, use *coreUse, wholeSo
 // cyclicCores is _cyclic_sync_core_bitmap: with more than one CPU per task
 // the sockets are first filled in order with whole tasks, then one core is
 // taken from each socket in turn.
-func cyclicCores(avail []bool, sockets, cps, cpus int, use *coreUse, wholeSockets bool) ([]bool, bool) {
+func cyclicCores(avail, avoid []bool, sockets, cps, cpus int, use *coreUse, wholeSockets bool) ([]bool, bool) {
 	vpus, cpt := use.cpc, use.cpt
 	start := make([]int, sockets)
 	end := make([]int, sockets)
@@ -331,7 +435,7 @@ func cyclicCores(avail []bool, sockets, cps, cpus int, use *coreUse, wholeSocket
 	for s := range start {
 		start[s], end[s] = s*cps, (s+1)*cps
 	}
-	if cpt > 1 {
+	if cpt > 1 && avoid == nil {
 		for s := 0; s < sockets && cpus > 0; s++ {
 			cnt := 0
 			for c := start[s]; c < end[s]; c++ {
@@ -358,6 +462,9 @@ func cyclicCores(avail []bool, sockets, cps, cpus int, use *coreUse, wholeSocket
 	for cpus > 0 {
 		prev := cpus
 		for s := 0; s < sockets && cpus > 0; s++ {
+			if avoid != nil && avoid[s] {
+				continue
+			}
 			for start[s] < end[s] && !avail[start[s]] {
 				start[s]++
 			}

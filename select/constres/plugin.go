@@ -202,11 +202,19 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	cpus = fc * cpc
 	cpt := r.CPUsPerTaskOr1()
 	whole := p.nodeReqOf(r) == crReserved
-	if whole {
-		if fc != cores {
-			return 0, 0
-		}
+	if whole && fc != cores {
+		return 0, 0
+	}
+	if whole && r.NTasksPerSocket == 0 {
 		cpus = fc * p.cl.Threads[id]
+	} else if r.NTasksPerSocket > 0 {
+		// Whole-node jobs too: _allocate_sc caps the node's task CPUs
+		// by ntasks-per-socket though the job then holds every core.
+		avail := make([]bool, cores)
+		for c := range avail {
+			avail[c] = free == nil || free.Has(uint32(lo+c))
+		}
+		cpus = socketCores(r, avail, p.cl.CoresPerSocket[id], p.cl.Threads[id], cpc)
 	} else {
 		cpus = taskCPUs(r, cpus, cpc)
 	}

@@ -76,6 +76,9 @@ type Request struct {
 	// --ntasks-per-core): a core then offers at most NTasksPerCore x
 	// cpus-per-task of its threads to the job.
 	NTasksPerCore int
+	// NTasksPerSocket caps the tasks on each socket (srun's
+	// --ntasks-per-socket).
+	NTasksPerSocket int
 	// MinCPUsPerNode is slurmctld's pn_min_cpus when a memory limit raised
 	// it above cpus-per-task x ntasks-per-node (job_mgr.c
 	// _valid_pn_min_mem); 0 otherwise.

@@ -25,7 +25,7 @@ func (e *SpecError) ByteOffset() int { return e.Offset }
 // jobKeys are every key a spec may hold (with their short forms).
 var jobKeys = map[string]bool{
 	"id": true, "nodes": true, "N": true, "ntasks": true, "n": true, "cpus-per-task": true, "c": true,
-	"ntasks-per-node": true, "ntasks-per-core": true, "mem": true, "mem-per-cpu": true, "gpus-per-node": true, "gpus": true,
+	"ntasks-per-node": true, "ntasks-per-core": true, "ntasks-per-socket": true, "mem": true, "mem-per-cpu": true, "gpus-per-node": true, "gpus": true,
 	"contiguous": true, "exclusive": true, "oversubscribe": true, "preemptable": true, "nodelist": true,
 	"w": true, "exclude": true, "x": true, "time": true, "t": true, "partition": true, "p": true,
 	"priority": true, "distribution": true, "m": true, "extra": true, "requires": true, "jobspec": true,
@@ -41,7 +41,7 @@ var flags = map[string]bool{"contiguous": true, "exclusive": true, "oversubscrib
 // ParseSpec reads a job request written as comma-separated key=value pairs,
 // for example `nodes=4,ntasks=128,mem-per-cpu=2G,gpus-per-node=2,time=1:00:00`.
 // Keys: id, nodes (N or MIN-MAX), ntasks, cpus-per-task, ntasks-per-node,
-// ntasks-per-core,
+// ntasks-per-core, ntasks-per-socket,
 // mem, mem-per-cpu (Slurm sizes: MB by default, suffixes K M G T),
 // gpus-per-node and gpus ([type:]count), contiguous, exclusive,
 // oversubscribe, preemptable (flags, or =yes/no), nodelist, exclude, time
@@ -189,6 +189,8 @@ func (r *Request) set(key, val string, off int) error {
 		return count(&r.NTasksPerNode)
 	case "ntasks-per-core":
 		return count(&r.NTasksPerCore)
+	case "ntasks-per-socket":
+		return count(&r.NTasksPerSocket)
 	case "mem":
 		mb, err := ParseMemory(val)
 		if err != nil {
@@ -253,7 +255,7 @@ func (r *Request) set(key, val string, off int) error {
 	case "extra", "requires", "jobspec":
 		r.Constraints = append(r.Constraints, Constraint{Lang: map[string]string{"extra": "slurm", "requires": "requires", "jobspec": "flux"}[key], Text: val})
 	default:
-		return &SpecError{off - len(key) - 1, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
+		return &SpecError{off - len(key) - 1, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core, ntasks-per-socket, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
 	}
 	return nil
 }

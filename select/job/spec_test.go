@@ -12,11 +12,11 @@ import (
 )
 
 func TestParseSpecReadsEveryKey(t *testing.T) {
-	r, err := ParseSpec("id=7,nodes=2-4,ntasks=128,cpus-per-task=2,ntasks-per-node=32,ntasks-per-core=1,mem-per-cpu=2G,gpus-per-node=a100:2,time=1:00:00,contiguous,exclusive=no,nodelist=n[1-2],n5,exclude=n9,partition=batch,priority=10,preemptable,distribution=block:block,extra=a=1&b<2")
+	r, err := ParseSpec("id=7,nodes=2-4,ntasks=128,cpus-per-task=2,ntasks-per-node=32,ntasks-per-core=1,ntasks-per-socket=4,mem-per-cpu=2G,gpus-per-node=a100:2,time=1:00:00,contiguous,exclusive=no,nodelist=n[1-2],n5,exclude=n9,partition=batch,priority=10,preemptable,distribution=block:block,extra=a=1&b<2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Request{ID: 7, MinNodes: 2, MaxNodes: 4, ReqNodes: 4, NTasks: 128, CPUsPerTask: 2, NTasksPerNode: 32, NTasksPerCore: 1,
+	want := Request{ID: 7, MinNodes: 2, MaxNodes: 4, ReqNodes: 4, NTasks: 128, CPUsPerTask: 2, NTasksPerNode: 32, NTasksPerCore: 1, NTasksPerSocket: 4,
 		MemPerCPU: 2048, GPUsPerNode: 2, GPUType: "a100", TimeLimit: time.Hour, Contiguous: true,
 		Required: "n[1-2],n5", Excluded: "n9", Partition: "batch", Priority: 10, Preemptable: true,
 		Distribution: Block, CoreDistSet: true, Constraints: []Constraint{{Lang: "slurm", Text: "a=1&b<2"}}}
