@@ -118,14 +118,17 @@ func taskCPUs(r *job.Request, cpus, cpc int) int {
 	return cpus / cpt * cpt
 }
 
-// socketCores is steps 3 and 4 of _allocate_sc for a job with
-// ntasks-per-socket on a node of cps cores per socket and tpc threads per
-// core, cpc of them usable: it clears in avail the free cores the job may
-// not use and returns the CPUs it may use. Each socket offers at most
-// ntasks-per-socket tasks, and its cores are taken in order while the CPUs
-// counted on it (a core's worth each) stay below ntasks-per-socket x
-// cpus-per-task, until the node's task CPUs are used up.
-func socketCores(r *job.Request, avail []bool, cps, tpc, cpc int) int {
+// socketCores is steps 2 to 4 of _allocate_sc for a job with
+// ntasks-per-socket, sockets-per-node or cores-per-socket on a node of cps
+// cores per socket and tpc threads per core, cpc of them usable: it clears
+// in avail the free cores the job may not use and returns the CPUs it may
+// use. Sockets with fewer free cores than cores-per-socket are left out,
+// and the node when fewer than sockets-per-node remain. Each socket offers
+// at most ntasks-per-socket tasks, and its cores are taken in order while
+// the CPUs counted on it (a core's worth each) stay below
+// ntasks-per-socket x cpus-per-task, until the node's task CPUs are used
+// up. whole is an exclusive job, whose tasks ntasks-per-node does not cap.
+func socketCores(r *job.Request, avail []bool, cps, tpc, cpc int, whole bool) int {
 	cpt := r.CPUsPerTaskOr1()
 	nps := r.NTasksPerSocket
 	sockets := len(avail) / cps
@@ -139,25 +142,45 @@ func socketCores(r *job.Request, avail []bool, cps, tpc, cpc int) int {
 			free[c/cps]++
 		}
 	}
+	usable := 0
+	for s, f := range free {
+		if f < max(r.CoresPerSocket, 1) {
+			free[s] = 0
+			continue
+		}
+		usable++
+	}
+	if usable < max(r.SocketsPerNode, 1) {
+		clear(avail)
+		return 0
+	}
 	cpus, tasks := 0, 0
 	for _, f := range free {
 		cpus += f * cpc
-		tasks += min(f*cpc, nps)
+		if nps > 0 {
+			tasks += min(f*cpc, nps)
+		} else {
+			tasks += f * cpc
+		}
 	}
-	if r.NTasksPerNode > 0 {
+	if r.NTasksPerNode > 0 && !whole {
 		tasks = min(tasks, r.NTasksPerNode)
 	}
 	switch {
 	case cpt < 2:
 		cpus = tasks
 	case splitTasks(r, cpc):
-		cpus = taskCPUs(r, cpus, cpc)
+		perTask := (cpt + cpc - 1) / cpc * cpc
+		cpus = cpus / perTask * cpt
 	default:
 		cpus = min(tasks, cpus/cpt) * cpt
 	}
-	limit := nps
-	if cpt > 1 {
-		limit *= cpt
+	limit := cps * cpc
+	if nps > 0 {
+		limit = nps
+		if cpt > 1 {
+			limit *= cpt
+		}
 	}
 	counted := make([]int, sockets)
 	use := newCoreUse(r, cpc)
@@ -166,11 +189,11 @@ func socketCores(r *job.Request, avail []bool, cps, tpc, cpc int) int {
 		if !a {
 			continue
 		}
-		if cpus == 0 {
+		s := c / cps
+		if cpus == 0 || free[s] == 0 {
 			avail[c] = false
 			continue
 		}
-		s := c / cps
 		if counted[s] == 0 {
 			counted[s] = cpc
 		} else if counted[s] >= limit {
@@ -179,6 +202,7 @@ func socketCores(r *job.Request, avail []bool, cps, tpc, cpc int) int {
 		} else {
 			counted[s] += cpc
 		}
+		free[s]--
 		u := use.take(cpus)
 		cpus -= u
 		got += u
@@ -337,8 +361,8 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 			fc++
 		}
 	}
-	if r.NTasksPerSocket > 0 {
-		socketCores(r, avail, cps, p.cl.Threads[id], vpus)
+	if r.NTasksPerSocket > 0 || r.SocketsPerNode > 0 || r.CoresPerSocket > 0 {
+		socketCores(r, avail, cps, p.cl.Threads[id], vpus, false)
 	} else if r.GPUsPerNode == 0 && r.GPUsPerJob == 0 {
 		// _allocate_sc keeps only the first free cores (in core order) that
 		// hold the CPUs the tasks can use on the node; the sockets are

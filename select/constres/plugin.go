@@ -205,16 +205,17 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if whole && fc != cores {
 		return 0, 0
 	}
-	if whole && r.NTasksPerSocket == 0 {
+	socketRules := r.NTasksPerSocket > 0 || r.SocketsPerNode > 0 || r.CoresPerSocket > 0
+	if whole && !socketRules {
 		cpus = fc * p.cl.Threads[id]
-	} else if r.NTasksPerSocket > 0 {
+	} else if socketRules {
 		// Whole-node jobs too: _allocate_sc caps the node's task CPUs
-		// by ntasks-per-socket though the job then holds every core.
+		// by the socket rules though the job then holds every core.
 		avail := make([]bool, cores)
 		for c := range avail {
 			avail[c] = free == nil || free.Has(uint32(lo+c))
 		}
-		cpus = socketCores(r, avail, p.cl.CoresPerSocket[id], p.cl.Threads[id], cpc)
+		cpus = socketCores(r, avail, p.cl.CoresPerSocket[id], p.cl.Threads[id], cpc, whole)
 	} else {
 		cpus = taskCPUs(r, cpus, cpc)
 	}
@@ -237,9 +238,16 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 				if rate*uint64(cpus) > freeMem {
 					cpus = 0
 				}
+			} else if p.cfg.Units != UnitCPU && r.NTasksPerCore == 1 && cpt == 1 {
+				// Each CPU here stands for a whole core, whose
+				// threads all get memory later.
+				tpc := uint64(p.cl.Threads[id])
+				for cpus > 0 && rate*uint64(cpus)*tpc > freeMem {
+					cpus--
+				}
 			} else {
 				step := p.allocSize(id)
-				if r.NTasksPerCore > 0 {
+				if r.NTasksPerCore > 0 || r.ThreadsPerCore > 0 {
 					// _allocate_sc: cpu_alloc_size shrinks to the
 					// usable CPUs of a core.
 					step = min(step, cpc)
@@ -270,6 +278,17 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if cpus < minPer {
 		return 0, 0
 	}
+	// eval_nodes_select_cores: a node must hold the tasks one socket (or
+	// one core) is asked to run.
+	if r.NTasksPerNode == 0 {
+		minTasks := r.NTasksPerSocket
+		if minTasks == 0 {
+			minTasks = r.NTasksPerCore
+		}
+		if cpus/cpt < minTasks {
+			return 0, 0
+		}
+	}
 	gpus = p.freeGPUs(st, id, r.GPUType)
 	if r.GPUsPerNode > gpus || r.GPUsPerJob > 0 && gpus == 0 {
 		// A per-job GPU count still needs a GPU on every node it uses.
@@ -288,11 +307,14 @@ func (p *Plugin) tier(name string) uint32 {
 
 // coreCPUs is job_mgr_determine_cpus_per_core: the CPUs of one core of node
 // id that the job's tasks may use, all its threads unless ntasks-per-core
-// x cpus-per-task is fewer.
+// x cpus-per-task or threads-per-core is fewer.
 func (p *Plugin) coreCPUs(r *job.Request, id uint32) int {
 	t := p.cl.Threads[id]
 	if r.NTasksPerCore > 0 {
 		t = min(t, r.NTasksPerCore*r.CPUsPerTaskOr1())
+	}
+	if r.ThreadsPerCore > 0 {
+		t = min(t, r.ThreadsPerCore)
 	}
 	return t
 }

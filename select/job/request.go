@@ -79,6 +79,12 @@ type Request struct {
 	// NTasksPerSocket caps the tasks on each socket (srun's
 	// --ntasks-per-socket).
 	NTasksPerSocket int
+	// SocketsPerNode, CoresPerSocket and ThreadsPerCore are srun's
+	// --sockets-per-node, --cores-per-socket and --threads-per-core: a node
+	// must have that many of each, the job uses only sockets with that
+	// many free cores, on nodes with that many such sockets, and at most
+	// ThreadsPerCore CPUs of each core.
+	SocketsPerNode, CoresPerSocket, ThreadsPerCore int
 	// MinCPUsPerNode is slurmctld's pn_min_cpus when a memory limit raised
 	// it above cpus-per-task x ntasks-per-node (job_mgr.c
 	// _valid_pn_min_mem); 0 otherwise.
@@ -126,6 +132,12 @@ type Constraint struct {
 	Lang string
 	// Text is the constraint as the user wrote it.
 	Text string
+}
+
+// MultiCore reports whether the job gives any of Slurm's per-socket,
+// per-core or per-thread options (a multi_core_data record).
+func (r *Request) MultiCore() bool {
+	return r.NTasksPerCore > 0 || r.NTasksPerSocket > 0 || r.SocketsPerNode > 0 || r.CoresPerSocket > 0 || r.ThreadsPerCore > 0
 }
 
 // CPUsPerTaskOr1 is CPUsPerTask, at least 1.

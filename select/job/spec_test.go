@@ -40,6 +40,7 @@ func TestParseSpecRejectsWithOffset(t *testing.T) {
 		{"extra=a=1,extra=b=2", 10},
 		{"foo", 0},
 		{"mem=1,mem-per-cpu=2", 6},
+		{"threads-per-core=1,ntasks-per-core=2", 19},
 	} {
 		_, err := ParseSpec(tc.in)
 		var se *SpecError
@@ -49,6 +50,24 @@ func TestParseSpecRejectsWithOffset(t *testing.T) {
 		}
 		if se.ByteOffset() != tc.off {
 			t.Errorf("%q: offset %d, want %d (%v)", tc.in, se.ByteOffset(), tc.off, err)
+		}
+	}
+}
+
+func TestParseSpecImpliesTasksLikeSbatch(t *testing.T) {
+	for in, want := range map[string]int{
+		"nodes=2,sockets-per-node=2,cores-per-socket=3,threads-per-core=1": 12,
+		"nodes=1,cores-per-socket=4":                                       4,
+		"nodes=1-2,cores-per-socket=4":                                     0,
+		"cores-per-socket=4":                                               0,
+		"nodes=2,ntasks=3,cores-per-socket=4":                              3,
+		"nodes=2,ntasks-per-node=1,cores-per-socket=4":                     0,
+		"nodes=2": 0,
+		"nodes=4096,sockets-per-node=4096,cores-per-socket=4096": 1 << 24,
+	} {
+		r, err := ParseSpec(in)
+		if err != nil || r.NTasks != want {
+			t.Errorf("%s: ntasks %v, %v; want %d", in, r, err, want)
 		}
 	}
 }
