@@ -154,9 +154,6 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			if err != nil {
 				return constraintError(spec, err)
 			}
-			if req.SocketsPerNode > 0 || req.CoresPerSocket > 0 || req.ThreadsPerCore > 0 {
-				return invalidInput(errors.New("sockets-per-node, cores-per-socket and threads-per-core are not checked against Slurm yet"))
-			}
 			if req.MultiCore() && plugin == "linear" {
 				return invalidInput(errors.New("ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket and threads-per-core are modelled for --plugin cons_tres only"))
 			}

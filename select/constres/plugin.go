@@ -123,6 +123,11 @@ func (p *Plugin) wholeMem(r *job.Request) bool {
 
 // nodeMem is the memory the job takes on node id holding cpus CPUs.
 func (p *Plugin) nodeMem(r *job.Request, id uint32, cpus int) uint64 {
+	if tpc := p.cl.Threads[id]; r.ThreadsPerCore > 0 && r.ThreadsPerCore < tpc && p.cfg.Units != UnitCPU {
+		// job_resources_get_node_cpu_cnt: per-CPU memory counts only
+		// the threads-per-core CPUs of each core held.
+		cpus = (cpus + tpc - 1) / tpc * r.ThreadsPerCore
+	}
 	switch {
 	case !p.cfg.TrackMemory:
 		return 0
@@ -207,7 +212,7 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	}
 	socketRules := r.NTasksPerSocket > 0 || r.SocketsPerNode > 0 || r.CoresPerSocket > 0
 	if whole && !socketRules {
-		cpus = fc * p.cl.Threads[id]
+		cpus = fc * cpc
 	} else if socketRules {
 		// Whole-node jobs too: _allocate_sc caps the node's task CPUs
 		// by the socket rules though the job then holds every core.

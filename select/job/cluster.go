@@ -251,7 +251,16 @@ func (r *Request) Resolve(c *Cluster) error {
 	if err := r.checkPlane(); err != nil {
 		return err
 	}
-	return r.checkGPUs()
+	if err := r.checkGPUs(); err != nil {
+		return err
+	}
+	if r.NTasks == 0 && r.NTasksPerNode > 0 {
+		// job_mgr.c _set_tasks: slurmctld gives a job with
+		// ntasks-per-node but no ntasks a task count for its minimum
+		// node count.
+		r.NTasks = min(max(r.MinNodes, 1)*r.NTasksPerNode, 1<<24)
+	}
+	return nil
 }
 
 // ErrGPUsBelowNodes is a per-job GPU count below the minimum node count.
