@@ -590,3 +590,57 @@ func TestRealSlurmGPULayouts(t *testing.T) {
 		})
 	}
 }
+
+func TestSocketCoresFollowsAllocateSC(t *testing.T) {
+	all := func(n int) []bool {
+		b := make([]bool, n)
+		for i := range b {
+			b[i] = true
+		}
+		return b
+	}
+	list := func(b []bool) []int {
+		var out []int
+		for i, x := range b {
+			if x {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	partial := all(36)
+	partial[0], partial[1], partial[2], partial[3], partial[4], partial[5] = false, false, false, false, false, false
+	partial[6], partial[7], partial[8], partial[9], partial[10], partial[11], partial[12], partial[13], partial[14] = false, false, false, false, false, false, false, false, false
+	for _, tc := range []struct {
+		name      string
+		r         job.Request
+		avail     []bool
+		cpc       int
+		wantCPUs  int
+		wantCores []int
+	}{
+		{"one task per socket takes one core of two threads", job.Request{NTasksPerSocket: 1}, all(36), 2, 2, []int{0}},
+		{"two tasks per socket with four CPUs each", job.Request{NTasksPerSocket: 2, CPUsPerTask: 4}, all(36), 2, 16, []int{0, 1, 2, 3, 18, 19, 20, 21}},
+		{"ntasks-per-socket above a socket's threads", job.Request{NTasksPerSocket: 37}, all(36), 2, 0, nil},
+		{"socket with too few free cores is left out", job.Request{CoresPerSocket: 4}, partial, 2, 36, []int{18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}},
+		{"too few usable sockets empties the node", job.Request{CoresPerSocket: 4, SocketsPerNode: 2}, slices.Clone(partial), 2, 0, nil},
+		{"ntasks-per-node caps the tasks", job.Request{CoresPerSocket: 1, NTasksPerNode: 3}, all(36), 1, 3, []int{0, 1, 2}},
+	} {
+		avail := slices.Clone(tc.avail)
+		got := socketCores(&tc.r, avail, 18, 2, tc.cpc, false)
+		if got != tc.wantCPUs || !slices.Equal(list(avail), tc.wantCores) {
+			t.Errorf("%s: %d CPUs on %v, want %d on %v", tc.name, got, list(avail), tc.wantCPUs, tc.wantCores)
+		}
+	}
+}
+
+func TestAvoidSocketsKeepsTheSocketsNeeded(t *testing.T) {
+	avail := []bool{true, true, true, true, true, true, true, true}
+	r := &job.Request{NTasksPerSocket: 1}
+	if got := avoidSockets(r, avail, 2, 4, 1, 1); !slices.Equal(got, []bool{true, false}) {
+		t.Errorf("one CPU: avoid %v, want the first socket avoided", got)
+	}
+	if got := avoidSockets(r, avail, 2, 4, 2, 1); !slices.Equal(got, []bool{false, false}) {
+		t.Errorf("two CPUs: avoid %v, want both sockets used", got)
+	}
+}
