@@ -203,6 +203,11 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if free != nil {
 		fc = free.CountRange(lo, lo+cores)
 	}
+	if r.NTasksPerCore == 0 && r.ThreadsPerCore > p.cl.Threads[id] {
+		// _allocate_sc: more threads per core than the node schedules
+		// (a node whose CPUs count its cores) leaves it unusable.
+		return 0, 0
+	}
 	cpc := p.coreCPUs(r, id)
 	cpus = fc * cpc
 	cpt := r.CPUsPerTaskOr1()
