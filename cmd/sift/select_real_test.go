@@ -72,7 +72,6 @@ var realKnown = map[string]string{
 	"rand-cirrus-cpu-mem/nodes=3,ntasks=4,mem=128000 ; ntasks=77,nodelist=cn3 ; ntasks=2":                                                                     memRaisedPending,
 	"rand-cirrus-cpu-mem/nodes=3,ntasks=89,mem=128000 ; nodes=2,cpus-per-task=19,ntasks=2,mem-per-cpu=500 ; ntasks=1":                                         memRaisedPending,
 	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3":             willRunShared,
-	"willrun-mixed/time=10,ntasks=16 ; time=20,ntasks=16 ; test-only:ntasks=16":                                                                               willRunShared,
 }
 
 // Reasons of the known differences.
