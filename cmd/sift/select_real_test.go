@@ -69,16 +69,12 @@ var realKnown = map[string]string{
 	"rand-gpu/ntasks=15,mem-per-cpu=8000,gpus=5": gpuJobTasks,
 	"rand-gpu/nodes=3,ntasks=12 ; nodes=1,cpus-per-task=3,distribution=cyclic,contiguous,gpus=5 ; ntasks=11,mem=0,gpus-per-node=a100:1 ; nodes=1-3,ntasks=17": gpuJobPending,
 	"rand-gpu/nodes=1,ntasks-per-node=8,mem=64000,distribution=cyclic:block,gpus=5 ; nodes=2,cpus-per-task=3,ntasks-per-node=2,nodelist=g2,gpus-per-node=4":   gpuJobPending,
-	"rand-cirrus-cpu-mem/nodes=3,ntasks=4,mem=128000 ; ntasks=77,nodelist=cn3 ; ntasks=2":                                                                     memRaisedPending,
-	"rand-cirrus-cpu-mem/nodes=3,ntasks=89,mem=128000 ; nodes=2,cpus-per-task=19,ntasks=2,mem-per-cpu=500 ; ntasks=1":                                         memRaisedPending,
 	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3":             willRunShared,
 }
 
 // Reasons of the known differences.
 const (
 	willRunShared = "cons_tres will-run (sbatch --test-only) beside running jobs on mixed node weights: Slurm waits for whole nodes to free and weighs nodes differently (its node weights are not refreshed for will-run); sift places the job beside running jobs by weight"
-
-	memRaisedPending = "-N and -n with --mem above MaxMemPerCPU: Slurm raises cpus-per-task (_valid_pn_min_mem) and then leaves the job pending (Resources) on idle nodes; sift runs it with the raised cpus-per-task"
 
 	gpuJobTasks   = "--gpus=N over several nodes: Slurm lays tasks out in proportion to each node's GPUs (12+3 for 15 tasks, 4+1 GPUs); sift by CPUs"
 	gpuJobPending = "--gpus=N above what the allowed nodes hold: Slurm's test-only pass ignores the per-job count and leaves the job pending forever; sift says never runnable"

@@ -358,14 +358,20 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	var a *job.Allocation
 	var err error
 	if mode == job.WillRun {
-		if r.MaxNodes == 0 && r.NTasks > 0 && (r.RequiredSet == nil || r.RequiredSet.IsEmpty()) {
+		if r.MaxNodes == 0 && r.NTasks > 0 {
 			// job_mgr.c gives a job with ntasks and no maximum node
 			// count max_nodes = ntasks (JOB_IMPLICIT_MAX_NODES), and
-			// job_start_data then asks for that many nodes. (A running
-			// Slurm does not spread a job with a node list that way.)
+			// job_start_data then asks for that many nodes.
 			wr := *r
 			wr.MaxNodes, wr.ReqNodes = r.NTasks, r.NTasks
 			r = &wr
+		}
+		if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
+			// job_start_data tests a job with a node list on those
+			// nodes only.
+			req := bits.FromRoaring(r.RequiredSet, p.cl.N)
+			all.And(req)
+			usable.And(req)
 		}
 		a, err = p.willRun(r, usable, now)
 	} else {

@@ -367,6 +367,10 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 		nodes := max(r.MinNodes, 1)
 		r.CPUsPerTask = (need*nodes + r.NTasks - 1) / r.NTasks
 		pn = r.CPUsPerTask * r.NTasks / nodes
+		// The job's min_cpus becomes that per-node count too, so the
+		// first nodes no longer take all the tasks' CPUs and a layout
+		// that then fails leaves the job pending, as in Slurm.
+		r.MinCPUsTotal = pn
 	default:
 		r.CPUsPerTask = need
 	}

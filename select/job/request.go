@@ -89,6 +89,10 @@ type Request struct {
 	// it above cpus-per-task x ntasks-per-node (job_mgr.c
 	// _valid_pn_min_mem); 0 otherwise.
 	MinCPUsPerNode int
+	// MinCPUsTotal is slurmctld's min_cpus when that same rule set it
+	// below ntasks x cpus-per-task (the raised cpus-per-task's CPUs over
+	// the minimum node count); 0 otherwise.
+	MinCPUsTotal int
 	// MemPerNode and MemPerCPU are in MB; MemPerNodeSet distinguishes an
 	// explicit mem=0 (the whole node) from no request.
 	MemPerNode, MemPerCPU uint64
@@ -192,6 +196,9 @@ func (r *Request) NodeCounts(available int) (min, max, req int) {
 
 // MinCPUs is the fewest CPUs the job needs in all (Slurm's min_cpus).
 func (r *Request) MinCPUs(minNodes int) int {
+	if r.MinCPUsTotal > 0 {
+		return r.MinCPUsTotal
+	}
 	cpt := r.CPUsPerTaskOr1()
 	switch {
 	case r.NTasks > 0:
