@@ -146,6 +146,16 @@ func ParseSpec(s string) (*Request, error) {
 		return nil, &SpecError{npcOff, "ntasks-per-core can not be bigger than threads-per-core"}
 	}
 	r.impliedTasks(seen["nodes"] || seen["N"])
+	if (seen["nodes"] || seen["N"]) && r.NTasks > 0 {
+		// sbatch (opt.c _opt_verify): no more nodes than tasks.
+		if r.NTasks < r.MaxNodes {
+			r.MaxNodes = r.NTasks
+			r.ReqNodes = min(r.ReqNodes, r.NTasks)
+		}
+		if r.NTasks < r.MinNodes {
+			r.MinNodes, r.MaxNodes, r.ReqNodes = r.NTasks, r.NTasks, r.NTasks
+		}
+	}
 	return r, nil
 }
 
