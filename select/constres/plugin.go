@@ -61,6 +61,7 @@ type Plugin struct {
 	availGPU []int // usable GPUs per node
 	use      []int // CPUs chosen per node
 	sets     []cset
+	coreBuf  []bool // one node's free cores, for the socket rules
 }
 
 var _ job.Plugin = (*Plugin)(nil)
@@ -221,7 +222,10 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	} else if socketRules {
 		// Whole-node jobs too: _allocate_sc caps the node's task CPUs
 		// by the socket rules though the job then holds every core.
-		avail := make([]bool, cores)
+		if cap(p.coreBuf) < cores {
+			p.coreBuf = make([]bool, cores)
+		}
+		avail := p.coreBuf[:cores]
 		for c := range avail {
 			avail[c] = free == nil || free.Has(uint32(lo+c))
 		}
