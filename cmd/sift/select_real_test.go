@@ -69,17 +69,12 @@ var realKnown = map[string]string{
 	"rand-gpu/ntasks=15,mem-per-cpu=8000,gpus=5": gpuJobTasks,
 	"rand-gpu/nodes=3,ntasks=12 ; nodes=1,cpus-per-task=3,distribution=cyclic,contiguous,gpus=5 ; ntasks=11,mem=0,gpus-per-node=a100:1 ; nodes=1-3,ntasks=17": gpuJobPending,
 	"rand-gpu/nodes=1,ntasks-per-node=8,mem=64000,distribution=cyclic:block,gpus=5 ; nodes=2,cpus-per-task=3,ntasks-per-node=2,nodelist=g2,gpus-per-node=4":   gpuJobPending,
-	"mc-linear-mem/nodes=1 ; nodes=1-2,ntasks=2,threads-per-core=1":                                                                                           linearRangeBeside,
-	"mc2-linear/ntasks=20 ; nodes=1-2,ntasks-per-node=4,sockets-per-node=2":                                                                                   linearRangeBeside,
-	"mc2-linear/ntasks=20 ; nodes=1-2,ntasks=12,ntasks-per-core=3,ntasks-per-socket=1":                                                                        linearRangeBeside,
 	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3":             willRunShared,
 }
 
 // Reasons of the known differences.
 const (
 	willRunShared = "cons_tres will-run (sbatch --test-only) beside running jobs on mixed node weights: Slurm waits for whole nodes to free and weighs nodes differently (its node weights are not refreshed for will-run); sift places the job beside running jobs by weight"
-
-	linearRangeBeside = "select/linear, a node range (nodes=1-2) beside a running job: Slurm takes the desired two nodes (t2,v1; u1,v1; s[1-2]); sift stops at one node, with or without the multi-core options"
 
 	gpuJobTasks   = "--gpus=N over several nodes: Slurm lays tasks out in proportion to each node's GPUs (12+3 for 15 tasks, 4+1 GPUs); sift by CPUs"
 	gpuJobPending = "--gpus=N above what the allowed nodes hold: Slurm's test-only pass ignores the per-job count and leaves the job pending forever; sift says never runnable"

@@ -392,6 +392,12 @@ func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.A
 	for i, tier := range weights {
 		t := p.scratch(tier)
 		t.And(usable)
+		if victims == nil && p.maxShare(r) <= 1 {
+			// node_scheduler.c counts a job that does not share only
+			// the idle nodes of each weight when deciding whether it
+			// has enough to try.
+			t.And(p.st.clean)
+		}
 		acc.Or(t)
 		last := i == len(weights)-1
 		n := acc.Count()
