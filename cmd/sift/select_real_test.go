@@ -67,17 +67,14 @@ type realNode struct {
 var realKnown = map[string]string{
 	"rand-gpu/ntasks=15,gpus=5 ; cpus-per-task=9,mem-per-cpu=2000,exclude=g1,gpus-per-node=1 ; mem-per-cpu=2000,exclusive,nodelist=h1": gpuJobTasks,
 	"rand-gpu/ntasks=15,mem-per-cpu=8000,gpus=5": gpuJobTasks,
-	"rand-gpu/nodes=3,ntasks=12 ; nodes=1,cpus-per-task=3,distribution=cyclic,contiguous,gpus=5 ; ntasks=11,mem=0,gpus-per-node=a100:1 ; nodes=1-3,ntasks=17": gpuJobPending,
-	"rand-gpu/nodes=1,ntasks-per-node=8,mem=64000,distribution=cyclic:block,gpus=5 ; nodes=2,cpus-per-task=3,ntasks-per-node=2,nodelist=g2,gpus-per-node=4":   gpuJobPending,
-	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3":             willRunShared,
+	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3": willRunShared,
 }
 
 // Reasons of the known differences.
 const (
 	willRunShared = "cons_tres will-run (sbatch --test-only) beside running jobs on mixed node weights: Slurm waits for whole nodes to free and weighs nodes differently (its node weights are not refreshed for will-run); sift places the job beside running jobs by weight"
 
-	gpuJobTasks   = "--gpus=N over several nodes: Slurm lays tasks out in proportion to each node's GPUs (12+3 for 15 tasks, 4+1 GPUs); sift by CPUs"
-	gpuJobPending = "--gpus=N above what the allowed nodes hold: Slurm's test-only pass ignores the per-job count and leaves the job pending forever; sift says never runnable"
+	gpuJobTasks = "--gpus=N over several nodes: Slurm lays tasks out in proportion to each node's GPUs (12+3 for 15 tasks, 4+1 GPUs); sift by CPUs"
 )
 
 var selectTypeLine = regexp.MustCompile(`(?m)^SelectType=select/(\S+)`)

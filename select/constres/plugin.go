@@ -384,7 +384,25 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	if err != nil {
 		// Slurm's test-only answer is test 0 alone: a job whose layout
 		// fails later (tasks, memory of whole sockets) stays pending.
-		if _, ok := p.selectNodes(nil, r, all, nil); !ok {
+		t0 := r
+		if r.GPUsPerJob > 1 {
+			// Slurm's test-only pass holds a per-job GPU total only
+			// against every candidate's GPUs, not against the nodes
+			// the job may use (each node still needs a GPU): a job
+			// whose total fits the cluster but no allowed node set
+			// waits forever instead.
+			total := 0
+			all.Each(func(id uint32) bool {
+				total += p.cl.GPUCount(id, r.GPUType)
+				return true
+			})
+			if total >= r.GPUsPerJob {
+				c := *r
+				c.GPUsPerJob = 1
+				t0 = &c
+			}
+		}
+		if _, ok := p.selectNodes(nil, t0, all, nil); !ok {
 			return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
 		}
 		return nil, err
