@@ -385,12 +385,12 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		// Slurm's test-only answer is test 0 alone: a job whose layout
 		// fails later (tasks, memory of whole sockets) stays pending.
 		t0 := r
-		if r.GPUsPerJob > 1 {
-			// Slurm's test-only pass holds a per-job GPU total only
-			// against every candidate's GPUs, not against the nodes
-			// the job may use (each node still needs a GPU): a job
-			// whose total fits the cluster but no allowed node set
-			// waits forever instead.
+		if _, maxN, _ := r.NodeCounts(all.Count()); mode == job.RunNow && r.GPUsPerJob > 1 && maxN == 1 {
+			// At submit, Slurm's test-only pass holds a one-node job's
+			// per-job GPU total only against every candidate's GPUs,
+			// not against one node's (each node still needs a GPU): a
+			// job whose total fits the cluster but no single node waits
+			// forever instead. Its will-run estimate refuses it.
 			total := 0
 			all.Each(func(id uint32) bool {
 				total += p.cl.GPUCount(id, r.GPUType)
