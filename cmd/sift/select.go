@@ -123,7 +123,9 @@ minus down, drained and busy nodes. It prints the allocated nodes as a hostlist,
 cons_tres one line per node; will-run adds the start time. With --state DIR the running
 jobs are read from DIR, and a run-now allocation is recorded there.
 
-Job keys: id, nodes=N|MIN-MAX, ntasks, cpus-per-task, ntasks-per-node, mem, mem-per-cpu
+Job keys: id, nodes=N|MIN-MAX, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core,
+ntasks-per-socket, sockets-per-node, cores-per-socket, threads-per-core (these five not
+with GPUs), mem, mem-per-cpu
 (sizes in MB, or with K/M/G/T), gpus-per-node and gpus ([type:]N), contiguous, exclusive,
 oversubscribe, preemptable, nodelist, exclude, time (min, min:sec, h:m:s, d-h, d-h:m,
 d-h:m:s, UNLIMITED), partition, priority, distribution (Slurm -m: block|cyclic|arbitrary|plane=N
@@ -151,6 +153,10 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			req, err := job.ParseSpec(spec)
 			if err != nil {
 				return constraintError(spec, err)
+			}
+			if req.MultiCore() && (req.GPUsPerNode > 0 || req.GPUsPerJob > 0) {
+				// gres_select_filter has its own socket and core rules.
+				return invalidInput(errors.New("ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket and threads-per-core are not modelled with GPUs"))
 			}
 			var progs []*vm.Program
 			for _, c := range req.Constraints {

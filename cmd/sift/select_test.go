@@ -30,6 +30,13 @@ func TestSelectGolden(t *testing.T) {
 		{"cirrus-two-nodes", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "nodes=2,ntasks=8,partition=standard"}},
 		{"cirrus-max-mem-per-cpu", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=2,mem-per-cpu=10000,partition=standard"}},
 		{"cirrus-cr-core-cyclic", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--select-type-parameters", "CR_Core", "--job", "ntasks=4,partition=standard"}},
+		{"linear-ntasks-per-core", []string{"select", "--nodes", nodes, "--job", "ntasks=2,ntasks-per-core=1"}},
+		{"cirrus-ntasks-per-core", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=3,cpus-per-task=3,ntasks-per-core=1,partition=standard"}},
+		{"cirrus-ntasks-per-socket", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=4,ntasks-per-socket=1,partition=standard"}},
+		{"cirrus-sockets-cores-threads", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "nodes=1,sockets-per-node=2,cores-per-socket=2,partition=standard"}},
+		{"cirrus-threads-per-core-too-many", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "nodes=1,threads-per-core=3,partition=standard"}},
+		{"ntasks-per-core-above-threads-per-core", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=2,threads-per-core=1,ntasks-per-core=2"}},
+		{"ntasks-per-socket-with-gpus", []string{"select", "--nodes", nodes, "--plugin", "cons_tres", "--job", "nodes=1,gpus-per-node=a100:2,ntasks-per-socket=1"}},
 		{"bad-select-type-parameters", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--select-type-parameters", "CR_Bogus", "--job", "ntasks=4"}},
 	}, nil)
 }

@@ -404,27 +404,27 @@ func TestSyncCoreBitmap(t *testing.T) {
 		}
 		return out
 	}
-	if got, _ := blockCores(free("11110011"), 2, 4, 2, 1, false); !slices.Equal(list(got), []int{6, 7}) {
+	if got, _ := blockCores(free("11110011"), 2, 4, 2, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, false); !slices.Equal(list(got), []int{6, 7}) {
 		t.Errorf("block best fit: %v, want the smaller sufficient socket [6 7]", list(got))
 	}
-	if got, _ := blockCores(free("11100111"), 2, 4, 3, 1, false); !slices.Equal(list(got), []int{0, 1, 2}) {
+	if got, _ := blockCores(free("11100111"), 2, 4, 3, 3, &coreUse{cpc: 1, cpt: 1, left: 1}, false); !slices.Equal(list(got), []int{0, 1, 2}) {
 		t.Errorf("block tie: %v, want the first socket", list(got))
 	}
-	if got, _ := cyclicCores(free("11111111"), 2, 4, 4, 1, 2, false); !slices.Equal(list(got), []int{0, 1, 2, 3}) {
+	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 4, &coreUse{cpc: 1, cpt: 2, left: 2}, false); !slices.Equal(list(got), []int{0, 1, 2, 3}) {
 		t.Errorf("cyclic cpt=2: %v, want socket 0 packed", list(got))
 	}
-	if got, _ := cyclicCores(free("11111111"), 2, 4, 3, 1, 1, false); !slices.Equal(list(got), []int{0, 1, 4}) {
+	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 3, &coreUse{cpc: 1, cpt: 1, left: 1}, false); !slices.Equal(list(got), []int{0, 1, 4}) {
 		t.Errorf("cyclic: %v", list(got))
 	}
-	if _, ok := cyclicCores(free("10000000"), 2, 4, 2, 1, 1, false); ok {
+	if _, ok := cyclicCores(free("10000000"), nil, 2, 4, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, false); ok {
 		t.Error("cyclic with too few cores succeeded")
 	}
 	// CR_Socket: a used socket is completed from where the scan stopped;
 	// the cores of socket 1 it passed over (not free) stay out.
-	if got, _ := cyclicCores(free("11111100"), 2, 4, 6, 1, 1, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5}) {
+	if got, _ := cyclicCores(free("11111100"), nil, 2, 4, 6, &coreUse{cpc: 1, cpt: 1, left: 1}, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5}) {
 		t.Errorf("cyclic whole sockets after a full scan: %v", list(got))
 	}
-	if got, _ := cyclicCores(free("11111111"), 2, 4, 2, 1, 1, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5, 6, 7}) {
 		t.Errorf("cyclic whole sockets: %v", list(got))
 	}
 }
@@ -588,5 +588,59 @@ func TestRealSlurmGPULayouts(t *testing.T) {
 				t.Errorf("nodes %v, want %v", a.Nodes.ToArray(), tc.nodes)
 			}
 		})
+	}
+}
+
+func TestSocketCoresFollowsAllocateSC(t *testing.T) {
+	all := func(n int) []bool {
+		b := make([]bool, n)
+		for i := range b {
+			b[i] = true
+		}
+		return b
+	}
+	list := func(b []bool) []int {
+		var out []int
+		for i, x := range b {
+			if x {
+				out = append(out, i)
+			}
+		}
+		return out
+	}
+	partial := all(36)
+	partial[0], partial[1], partial[2], partial[3], partial[4], partial[5] = false, false, false, false, false, false
+	partial[6], partial[7], partial[8], partial[9], partial[10], partial[11], partial[12], partial[13], partial[14] = false, false, false, false, false, false, false, false, false
+	for _, tc := range []struct {
+		name      string
+		r         job.Request
+		avail     []bool
+		cpc       int
+		wantCPUs  int
+		wantCores []int
+	}{
+		{"one task per socket takes one core of two threads", job.Request{NTasksPerSocket: 1}, all(36), 2, 2, []int{0}},
+		{"two tasks per socket with four CPUs each", job.Request{NTasksPerSocket: 2, CPUsPerTask: 4}, all(36), 2, 16, []int{0, 1, 2, 3, 18, 19, 20, 21}},
+		{"ntasks-per-socket above a socket's threads", job.Request{NTasksPerSocket: 37}, all(36), 2, 0, nil},
+		{"socket with too few free cores is left out", job.Request{CoresPerSocket: 4}, partial, 2, 36, []int{18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35}},
+		{"too few usable sockets empties the node", job.Request{CoresPerSocket: 4, SocketsPerNode: 2}, slices.Clone(partial), 2, 0, nil},
+		{"ntasks-per-node caps the tasks", job.Request{CoresPerSocket: 1, NTasksPerNode: 3}, all(36), 1, 3, []int{0, 1, 2}},
+	} {
+		avail := slices.Clone(tc.avail)
+		got := socketCores(&tc.r, avail, 18, 2, tc.cpc, false)
+		if got != tc.wantCPUs || !slices.Equal(list(avail), tc.wantCores) {
+			t.Errorf("%s: %d CPUs on %v, want %d on %v", tc.name, got, list(avail), tc.wantCPUs, tc.wantCores)
+		}
+	}
+}
+
+func TestAvoidSocketsKeepsTheSocketsNeeded(t *testing.T) {
+	avail := []bool{true, true, true, true, true, true, true, true}
+	r := &job.Request{NTasksPerSocket: 1}
+	if got := avoidSockets(r, avail, 2, 4, 1, 1); !slices.Equal(got, []bool{true, false}) {
+		t.Errorf("one CPU: avoid %v, want the first socket avoided", got)
+	}
+	if got := avoidSockets(r, avail, 2, 4, 2, 1); !slices.Equal(got, []bool{false, false}) {
+		t.Errorf("two CPUs: avoid %v, want both sockets used", got)
 	}
 }

@@ -101,15 +101,189 @@ func distTasks(r *job.Request, avail, vpus []int) (cpus []int, ok bool) {
 	return cpus, true
 }
 
-// taskCPUs is step 3 of _allocate_sc: of cpus free CPUs on a node, those a
-// job that does not hold whole nodes can use, given its ntasks-per-node and
-// cpus-per-task.
-func taskCPUs(r *job.Request, cpus int) int {
+// taskCPUs is step 3 of _allocate_sc: of cpus usable CPUs on a node (cpc
+// on each free core), those a job that does not hold whole nodes can use,
+// given its ntasks-per-node and cpus-per-task. A task split over whole
+// cores (splitTasks) is counted by the cores it takes, and Slurm then does
+// not cap the count by ntasks-per-node.
+func taskCPUs(r *job.Request, cpus, cpc int) int {
 	cpt := r.CPUsPerTaskOr1()
+	if splitTasks(r, cpc) {
+		perTask := (cpt + cpc - 1) / cpc * cpc
+		return cpus / perTask * cpt
+	}
 	if r.NTasksPerNode > 0 {
 		cpus = min(cpus, r.NTasksPerNode*cpt)
 	}
 	return cpus / cpt * cpt
+}
+
+// socketCores is steps 2 to 4 of _allocate_sc for a job with
+// ntasks-per-socket, sockets-per-node or cores-per-socket on a node of cps
+// cores per socket and tpc threads per core, cpc of them usable: it clears
+// in avail the free cores the job may not use and returns the CPUs it may
+// use. Sockets with fewer free cores than cores-per-socket are left out,
+// and the node when fewer than sockets-per-node remain. Each socket offers
+// at most ntasks-per-socket tasks, and its cores are taken in order while
+// the CPUs counted on it (a core's worth each) stay below
+// ntasks-per-socket x cpus-per-task, until the node's task CPUs are used
+// up. whole is an exclusive job, whose tasks ntasks-per-node does not cap.
+func socketCores(r *job.Request, avail []bool, cps, tpc, cpc int, whole bool) int {
+	cpt := r.CPUsPerTaskOr1()
+	nps := r.NTasksPerSocket
+	sockets := len(avail) / cps
+	if nps > tpc*cps {
+		clear(avail)
+		return 0
+	}
+	free := make([]int, sockets)
+	for c, a := range avail {
+		if a {
+			free[c/cps]++
+		}
+	}
+	usable := 0
+	for s, f := range free {
+		if f < max(r.CoresPerSocket, 1) {
+			free[s] = 0
+			continue
+		}
+		usable++
+	}
+	if usable < max(r.SocketsPerNode, 1) {
+		clear(avail)
+		return 0
+	}
+	cpus, tasks := 0, 0
+	for _, f := range free {
+		cpus += f * cpc
+		if nps > 0 {
+			tasks += min(f*cpc, nps)
+		} else {
+			tasks += f * cpc
+		}
+	}
+	if r.NTasksPerNode > 0 && !whole {
+		tasks = min(tasks, r.NTasksPerNode)
+	}
+	switch {
+	case cpt < 2:
+		cpus = tasks
+	case splitTasks(r, cpc):
+		perTask := (cpt + cpc - 1) / cpc * cpc
+		cpus = cpus / perTask * cpt
+	default:
+		cpus = min(tasks, cpus/cpt) * cpt
+	}
+	limit := cps * cpc
+	if nps > 0 {
+		limit = nps
+		if cpt > 1 {
+			limit *= cpt
+		}
+	}
+	counted := make([]int, sockets)
+	use := newCoreUse(r, cpc)
+	got := 0
+	for c, a := range avail {
+		if !a {
+			continue
+		}
+		s := c / cps
+		if cpus == 0 || free[s] == 0 {
+			avail[c] = false
+			continue
+		}
+		if counted[s] == 0 {
+			counted[s] = cpc
+		} else if counted[s] >= limit {
+			avail[c] = false
+			continue
+		} else {
+			counted[s] += cpc
+		}
+		free[s]--
+		u := use.take(cpus)
+		cpus -= u
+		got += u
+	}
+	return got
+}
+
+// avoidSockets is the ntasks-per-socket part of _cyclic_sync_core_bitmap:
+// while the free CPUs (cpc per free core) exceed the cpus wanted, sockets
+// are capped at ntasks-per-socket x cpus-per-task, then whole sockets the
+// others can do without are left out.
+func avoidSockets(r *job.Request, avail []bool, sockets, cps, cpus, cpc int) []bool {
+	perSocket := r.NTasksPerSocket * r.CPUsPerTaskOr1()
+	cnt := make([]int, sockets)
+	total := 0
+	for c, a := range avail {
+		if a {
+			cnt[c/cps] += cpc
+			total += cpc
+		}
+	}
+	for s := 0; s < sockets && total > cpus; s++ {
+		if cnt[s] > perSocket {
+			total -= cnt[s] - perSocket
+			cnt[s] = perSocket
+		}
+	}
+	avoid := make([]bool, sockets)
+	for s := 0; s < sockets && total > cpus; s++ {
+		if cnt[s] <= perSocket && total-cnt[s] >= cpus {
+			avoid[s] = true
+			total -= cnt[s]
+		}
+	}
+	return avoid
+}
+
+// splitTasks reports whether each task takes whole cores of cpc usable CPUs
+// and uses only the CPUs it needs of its last one (ntasks-per-core=1 with
+// more CPUs per task than a core offers).
+func splitTasks(r *job.Request, cpc int) bool {
+	return r.NTasksPerCore == 1 && r.CPUsPerTaskOr1() > cpc
+}
+
+// coresFor is the cores that give cpus usable CPUs at cpc per core.
+func coresFor(r *job.Request, cpus, cpc int) int {
+	if splitTasks(r, cpc) {
+		cpt := r.CPUsPerTaskOr1()
+		return cpus / cpt * ((cpt + cpc - 1) / cpc)
+	}
+	return (cpus + cpc - 1) / cpc
+}
+
+// coreUse counts what taking one core of cpc usable CPUs uses of the cpus
+// still wanted: a whole core, or the rest of the current task when tasks
+// are split over cores (left tracks that task's CPUs not yet placed).
+type coreUse struct {
+	cpc, cpt int
+	split    bool
+	left     int
+}
+
+func newCoreUse(r *job.Request, cpc int) coreUse {
+	return coreUse{cpc: cpc, cpt: r.CPUsPerTaskOr1(), split: splitTasks(r, cpc), left: r.CPUsPerTaskOr1()}
+}
+
+// take is what the next core takes of cpus.
+func (u *coreUse) take(cpus int) int {
+	if cpus < u.cpc {
+		return cpus
+	}
+	if !u.split {
+		return u.cpc
+	}
+	used := min(u.left, u.cpc)
+	if u.left <= used {
+		u.left = u.cpt
+	} else {
+		u.left -= used
+	}
+	return used
 }
 
 // gresTrim is gres_filter_sock_core for a GPU job on one node: the cores
@@ -178,7 +352,7 @@ func (p *Plugin) blockSync(r *job.Request) bool {
 func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (cores []int, held int, ok bool) {
 	lo := p.coreOff[id]
 	sockets, cps := p.cl.Sockets[id], p.cl.CoresPerSocket[id]
-	vpus := p.cl.Threads[id]
+	vpus := p.coreCPUs(r, id)
 	avail := make([]bool, sockets*cps)
 	fc := 0
 	for c := range avail {
@@ -187,12 +361,14 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 			fc++
 		}
 	}
-	if r.GPUsPerNode == 0 && r.GPUsPerJob == 0 {
+	if r.NTasksPerSocket > 0 || r.SocketsPerNode > 0 || r.CoresPerSocket > 0 {
+		socketCores(r, avail, cps, p.cl.Threads[id], vpus, false)
+	} else if r.GPUsPerNode == 0 && r.GPUsPerJob == 0 {
 		// _allocate_sc keeps only the first free cores (in core order) that
 		// hold the CPUs the tasks can use on the node; the sockets are
 		// then chosen among those. Jobs with GRES are trimmed later, by
 		// the GRES filter, instead.
-		keep := (taskCPUs(r, fc*vpus) + vpus - 1) / vpus
+		keep := coresFor(r, taskCPUs(r, fc*vpus, vpus), vpus)
 		for c := range avail {
 			if avail[c] {
 				if keep == 0 {
@@ -206,10 +382,15 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 		gresTrim(r, avail, sockets, cps, vpus, fc)
 	}
 	var taken []bool
+	use := newCoreUse(r, vpus)
 	if p.blockSync(r) {
-		taken, ok = blockCores(avail, sockets, cps, cpus, vpus, p.cfg.Units == UnitSocket)
+		taken, ok = blockCores(avail, sockets, cps, cpus, coresFor(r, cpus, vpus), &use, p.cfg.Units == UnitSocket)
 	} else {
-		taken, ok = cyclicCores(avail, sockets, cps, cpus, vpus, r.CPUsPerTaskOr1(), p.cfg.Units == UnitSocket)
+		var avoid []bool
+		if r.NTasksPerSocket > 0 {
+			avoid = avoidSockets(r, avail, sockets, cps, cpus, vpus)
+		}
+		taken, ok = cyclicCores(avail, avoid, sockets, cps, cpus, &use, p.cfg.Units == UnitSocket)
 	}
 	if !ok {
 		return nil, 0, false
@@ -221,16 +402,15 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 	}
 	held = cpus
 	if p.cfg.Units != UnitCPU {
-		held = len(cores) * vpus
+		held = len(cores) * p.cl.Threads[id]
 	}
 	return cores, held, true
 }
 
 // blockCores is _block_sync_core_bitmap on one board: sockets are taken
-// best fit (the smallest socket that alone holds the cores, else the
+// best fit (the smallest socket that alone holds the req cores, else the
 // largest), cores in order within each.
-func blockCores(avail []bool, sockets, cps, cpus, vpus int, wholeSockets bool) ([]bool, bool) {
-	req := (cpus + vpus - 1) / vpus
+func blockCores(avail []bool, sockets, cps, cpus, req int, use *coreUse, wholeSockets bool) ([]bool, bool) {
 	count := make([]int, sockets)
 	for c, a := range avail {
 		if a {
@@ -258,7 +438,7 @@ func blockCores(avail []bool, sockets, cps, cpus, vpus int, wholeSockets bool) (
 			case avail[c]:
 				count[best]--
 				taken[c] = true
-				cpus = max(cpus-vpus, 0)
+				cpus -= use.take(cpus)
 			default:
 				taken[c] = wholeSockets
 			}
@@ -270,7 +450,8 @@ func blockCores(avail []bool, sockets, cps, cpus, vpus int, wholeSockets bool) (
 // cyclicCores is _cyclic_sync_core_bitmap: with more than one CPU per task
 // the sockets are first filled in order with whole tasks, then one core is
 // taken from each socket in turn.
-func cyclicCores(avail []bool, sockets, cps, cpus, vpus, cpt int, wholeSockets bool) ([]bool, bool) {
+func cyclicCores(avail, avoid []bool, sockets, cps, cpus int, use *coreUse, wholeSockets bool) ([]bool, bool) {
+	vpus, cpt := use.cpc, use.cpt
 	start := make([]int, sockets)
 	end := make([]int, sockets)
 	used := make([]bool, sockets)
@@ -278,7 +459,7 @@ func cyclicCores(avail []bool, sockets, cps, cpus, vpus, cpt int, wholeSockets b
 	for s := range start {
 		start[s], end[s] = s*cps, (s+1)*cps
 	}
-	if cpt > 1 {
+	if cpt > 1 && avoid == nil {
 		for s := 0; s < sockets && cpus > 0; s++ {
 			cnt := 0
 			for c := start[s]; c < end[s]; c++ {
@@ -291,8 +472,13 @@ func cyclicCores(avail []bool, sockets, cps, cpus, vpus, cpt int, wholeSockets b
 				if avail[start[s]] {
 					used[s] = true
 					taken[start[s]] = true
-					cnt = max(cnt-vpus, 0)
-					cpus = max(cpus-vpus, 0)
+					u := use.take(cpus)
+					if cnt < vpus {
+						cnt = 0
+					} else {
+						cnt -= u
+					}
+					cpus -= u
 				}
 			}
 		}
@@ -300,6 +486,9 @@ func cyclicCores(avail []bool, sockets, cps, cpus, vpus, cpt int, wholeSockets b
 	for cpus > 0 {
 		prev := cpus
 		for s := 0; s < sockets && cpus > 0; s++ {
+			if avoid != nil && avoid[s] {
+				continue
+			}
 			for start[s] < end[s] && !avail[start[s]] {
 				start[s]++
 			}

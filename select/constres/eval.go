@@ -122,7 +122,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		if !whole {
 			// eval_nodes_cpus_to_use: keep a core for each node still
 			// needed to reach the minimum.
-			resv := max(minRem-1, 0) * p.cl.Threads[id]
+			resv := max(minRem-1, 0) * p.coreCPUs(r, id)
 			if p.cfg.Units == UnitSocket {
 				resv *= p.cl.CoresPerSocket[id] // a socket per node
 			}

@@ -61,6 +61,7 @@ type Plugin struct {
 	availGPU []int // usable GPUs per node
 	use      []int // CPUs chosen per node
 	sets     []cset
+	coreBuf  []bool // one node's free cores, for the socket rules
 }
 
 var _ job.Plugin = (*Plugin)(nil)
@@ -123,6 +124,11 @@ func (p *Plugin) wholeMem(r *job.Request) bool {
 
 // nodeMem is the memory the job takes on node id holding cpus CPUs.
 func (p *Plugin) nodeMem(r *job.Request, id uint32, cpus int) uint64 {
+	if tpc := p.cl.Threads[id]; r.ThreadsPerCore > 0 && r.ThreadsPerCore < tpc && p.cfg.Units != UnitCPU {
+		// job_resources_get_node_cpu_cnt: per-CPU memory counts only
+		// the threads-per-core CPUs of each core held.
+		cpus = (cpus + tpc - 1) / tpc * r.ThreadsPerCore
+	}
 	switch {
 	case !p.cfg.TrackMemory:
 		return 0
@@ -198,15 +204,34 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if free != nil {
 		fc = free.CountRange(lo, lo+cores)
 	}
-	threads := p.cl.Threads[id]
-	cpus = fc * threads
+	if r.NTasksPerCore == 0 && r.ThreadsPerCore > p.cl.Threads[id] {
+		// _allocate_sc: more threads per core than the node schedules
+		// (a node whose CPUs count its cores) leaves it unusable.
+		return 0, 0
+	}
+	cpc := p.coreCPUs(r, id)
+	cpus = fc * cpc
 	cpt := r.CPUsPerTaskOr1()
 	whole := p.nodeReqOf(r) == crReserved
 	if whole && fc != cores {
 		return 0, 0
 	}
-	if !whole {
-		cpus = taskCPUs(r, cpus)
+	socketRules := r.NTasksPerSocket > 0 || r.SocketsPerNode > 0 || r.CoresPerSocket > 0
+	if whole && !socketRules {
+		cpus = fc * cpc
+	} else if socketRules {
+		// Whole-node jobs too: _allocate_sc caps the node's task CPUs
+		// by the socket rules though the job then holds every core.
+		if cap(p.coreBuf) < cores {
+			p.coreBuf = make([]bool, cores)
+		}
+		avail := p.coreBuf[:cores]
+		for c := range avail {
+			avail[c] = free == nil || free.Has(uint32(lo+c))
+		}
+		cpus = socketCores(r, avail, p.cl.CoresPerSocket[id], p.cl.Threads[id], cpc, whole)
+	} else {
+		cpus = taskCPUs(r, cpus, cpc)
 	}
 	if p.cfg.TrackMemory {
 		freeMem := p.cl.MemoryMB[id]
@@ -227,8 +252,20 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 				if rate*uint64(cpus) > freeMem {
 					cpus = 0
 				}
+			} else if p.cfg.Units != UnitCPU && r.NTasksPerCore == 1 && cpt == 1 {
+				// Each CPU here stands for a whole core, whose
+				// threads all get memory later.
+				tpc := uint64(p.cl.Threads[id])
+				for cpus > 0 && rate*uint64(cpus)*tpc > freeMem {
+					cpus--
+				}
 			} else {
 				step := p.allocSize(id)
+				if r.NTasksPerCore > 0 || r.ThreadsPerCore > 0 {
+					// _allocate_sc: cpu_alloc_size shrinks to the
+					// usable CPUs of a core.
+					step = min(step, cpc)
+				}
 				for rate*uint64(cpus) > freeMem {
 					if cpus < step {
 						cpus = 0
@@ -255,6 +292,17 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	if cpus < minPer {
 		return 0, 0
 	}
+	// eval_nodes_select_cores: a node must hold the tasks one socket (or
+	// one core) is asked to run.
+	if r.NTasksPerNode == 0 {
+		minTasks := r.NTasksPerSocket
+		if minTasks == 0 {
+			minTasks = r.NTasksPerCore
+		}
+		if cpus/cpt < minTasks {
+			return 0, 0
+		}
+	}
 	gpus = p.freeGPUs(st, id, r.GPUType)
 	if r.GPUsPerNode > gpus || r.GPUsPerJob > 0 && gpus == 0 {
 		// A per-job GPU count still needs a GPU on every node it uses.
@@ -269,6 +317,20 @@ func (p *Plugin) tier(name string) uint32 {
 		return part.PriorityTier
 	}
 	return 0
+}
+
+// coreCPUs is job_mgr_determine_cpus_per_core: the CPUs of one core of node
+// id that the job's tasks may use, all its threads unless ntasks-per-core
+// x cpus-per-task or threads-per-core is fewer.
+func (p *Plugin) coreCPUs(r *job.Request, id uint32) int {
+	t := p.cl.Threads[id]
+	if r.NTasksPerCore > 0 {
+		t = min(t, r.NTasksPerCore*r.CPUsPerTaskOr1())
+	}
+	if r.ThreadsPerCore > 0 {
+		t = min(t, r.ThreadsPerCore)
+	}
+	return t
 }
 
 // allocSize is _select_and_set_cpus' cpu_alloc_size: the CPUs of one
@@ -300,6 +362,21 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	var a *job.Allocation
 	var err error
 	if mode == job.WillRun {
+		if r.MaxNodes == 0 && r.NTasks > 0 {
+			// job_mgr.c gives a job with ntasks and no maximum node
+			// count max_nodes = ntasks (JOB_IMPLICIT_MAX_NODES), and
+			// job_start_data then asks for that many nodes.
+			wr := *r
+			wr.MaxNodes, wr.ReqNodes = r.NTasks, r.NTasks
+			r = &wr
+		}
+		if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
+			// job_start_data tests a job with a node list on those
+			// nodes only.
+			req := bits.FromRoaring(r.RequiredSet, p.cl.N)
+			all.And(req)
+			usable.And(req)
+		}
 		a, err = p.willRun(r, usable, now)
 	} else {
 		a, err = p.runNow(r, usable, now)
@@ -307,7 +384,25 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	if err != nil {
 		// Slurm's test-only answer is test 0 alone: a job whose layout
 		// fails later (tasks, memory of whole sockets) stays pending.
-		if _, ok := p.selectNodes(nil, r, all, nil); !ok {
+		t0 := r
+		if _, maxN, _ := r.NodeCounts(all.Count()); mode == job.RunNow && r.GPUsPerJob > 1 && maxN == 1 {
+			// At submit, Slurm's test-only pass holds a one-node job's
+			// per-job GPU total only against every candidate's GPUs,
+			// not against one node's (each node still needs a GPU): a
+			// job whose total fits the cluster but no single node waits
+			// forever instead. Its will-run estimate refuses it.
+			total := 0
+			all.Each(func(id uint32) bool {
+				total += p.cl.GPUCount(id, r.GPUType)
+				return true
+			})
+			if total >= r.GPUsPerJob {
+				c := *r
+				c.GPUsPerJob = 1
+				t0 = &c
+			}
+		}
+		if _, ok := p.selectNodes(nil, t0, all, nil); !ok {
 			return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
 		}
 		return nil, err

@@ -105,6 +105,9 @@ type Cluster struct {
 	// node schedules cores, as Cirrus's CPUs=36 with 2x18 cores and 2 threads
 	// per core does), else ThreadsPerCore.
 	CPUs, Sockets, CoresPerSocket, Threads []int
+	// ConfThreads is each node's configured ThreadsPerCore (Slurm's
+	// node threads), which Threads may have reduced to 1.
+	ConfThreads []int
 	// MemoryMB is each node's real memory.
 	MemoryMB []uint64
 	// GPUs holds each node's GPU GRES (name "gpu"), with types.
@@ -133,7 +136,8 @@ func NewCluster(s *index.Snapshot) *Cluster {
 	c := &Cluster{
 		Snap: s, N: n,
 		CPUs: make([]int, n), Sockets: make([]int, n), CoresPerSocket: make([]int, n), Threads: make([]int, n),
-		MemoryMB: make([]uint64, n), GPUs: make([][]index.Gres, n), Weight: make([]uint32, n),
+		ConfThreads: make([]int, n),
+		MemoryMB:    make([]uint64, n), GPUs: make([][]index.Gres, n), Weight: make([]uint32, n),
 		Idle: roaring.New(), Mixed: roaring.New(), Allocated: roaring.New(), Down: roaring.New(), Drain: roaring.New(),
 		Usable: roaring.New(), Partitions: map[string]*Partition{},
 	}
@@ -157,6 +161,7 @@ func NewCluster(s *index.Snapshot) *Cluster {
 		if cpus <= 0 {
 			cpus = sockets * cores * threads
 		}
+		c.ConfThreads[id] = threads
 		// node_conf.c build_all_nodelist's tpc rule.
 		if sockets*cores >= cpus {
 			threads = 1
@@ -246,7 +251,16 @@ func (r *Request) Resolve(c *Cluster) error {
 	if err := r.checkPlane(); err != nil {
 		return err
 	}
-	return r.checkGPUs()
+	if err := r.checkGPUs(); err != nil {
+		return err
+	}
+	if r.NTasks == 0 && r.NTasksPerNode > 0 {
+		// job_mgr.c _set_tasks: slurmctld gives a job with
+		// ntasks-per-node but no ntasks a task count for its minimum
+		// node count.
+		r.NTasks = min(max(r.MinNodes, 1)*r.NTasksPerNode, 1<<24)
+	}
+	return nil
 }
 
 // ErrGPUsBelowNodes is a per-job GPU count below the minimum node count.
@@ -353,6 +367,10 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 		nodes := max(r.MinNodes, 1)
 		r.CPUsPerTask = (need*nodes + r.NTasks - 1) / r.NTasks
 		pn = r.CPUsPerTask * r.NTasks / nodes
+		// The job's min_cpus becomes that per-node count too, so the
+		// first nodes no longer take all the tasks' CPUs and a layout
+		// that then fails leaves the job pending, as in Slurm.
+		r.MinCPUsTotal = pn
 	default:
 		r.CPUsPerTask = need
 	}
@@ -361,11 +379,13 @@ func (r *Request) raiseCPUsForNodeMemory(c *Cluster, maxMemPerCPU uint64) {
 
 // FilterNodes removes from cand the nodes whose configuration can never
 // hold the job, whatever the select plugin (node_scheduler.c
-// _build_node_list): fewer CPUs than cpus-per-task x ntasks-per-node, or
-// less real memory than the job asks per node, or no GPUs for a job that
-// asks for GPUs. A per-CPU request is
-// compared per CPU, as Slurm does; memory counts here even when it is not
-// a consumable resource.
+// _build_node_list): fewer CPUs than cpus-per-task x ntasks-per-node
+// (counting ntasks-per-core x cpus-per-task on every core, as
+// adjust_cpus_nppcu does), less real memory than the job asks per node,
+// fewer sockets, cores per socket or threads per core than it asks
+// (_valid_node_feature's multi-core test), or no GPUs for a job that asks
+// for GPUs. A per-CPU request is compared per CPU, as Slurm does; memory
+// counts here even when it is not a consumable resource.
 func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
 	minCPUs := max(r.CPUsPerTaskOr1()*max(r.NTasksPerNode, 1), r.MinCPUsPerNode)
 	mem := r.MemPerCPU
@@ -379,7 +399,16 @@ func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
 		id := it.Next()
 		// A GPU job never uses a node without GPUs (of its type), even
 		// when it counts GPUs per job (_can_job_run_on_node).
-		if int(id) >= c.N || c.CPUs[id] < minCPUs || c.MemoryMB[id] < mem || gpus && c.GPUCount(id, r.GPUType) == 0 {
+		if int(id) >= c.N {
+			drop.Add(id)
+			continue
+		}
+		cpus := c.CPUs[id]
+		if r.NTasksPerCore > 0 {
+			cpus = max(cpus, c.Sockets[id]*c.CoresPerSocket[id]*min(r.NTasksPerCore*r.CPUsPerTaskOr1(), 1<<30))
+		}
+		if cpus < minCPUs || c.MemoryMB[id] < mem || gpus && c.GPUCount(id, r.GPUType) == 0 ||
+			r.SocketsPerNode > c.Sockets[id] || r.CoresPerSocket > c.CoresPerSocket[id] || r.ThreadsPerCore > c.ConfThreads[id] {
 			drop.Add(id)
 		}
 	}

@@ -72,10 +72,27 @@ type Request struct {
 	NTasks, CPUsPerTask int
 	// NTasksPerNode fixes the tasks on every node.
 	NTasksPerNode int
+	// NTasksPerCore caps the tasks on each core (srun's
+	// --ntasks-per-core): a core then offers at most NTasksPerCore x
+	// cpus-per-task of its threads to the job.
+	NTasksPerCore int
+	// NTasksPerSocket caps the tasks on each socket (srun's
+	// --ntasks-per-socket).
+	NTasksPerSocket int
+	// SocketsPerNode, CoresPerSocket and ThreadsPerCore are srun's
+	// --sockets-per-node, --cores-per-socket and --threads-per-core: a node
+	// must have that many of each, the job uses only sockets with that
+	// many free cores, on nodes with that many such sockets, and at most
+	// ThreadsPerCore CPUs of each core.
+	SocketsPerNode, CoresPerSocket, ThreadsPerCore int
 	// MinCPUsPerNode is slurmctld's pn_min_cpus when a memory limit raised
 	// it above cpus-per-task x ntasks-per-node (job_mgr.c
 	// _valid_pn_min_mem); 0 otherwise.
 	MinCPUsPerNode int
+	// MinCPUsTotal is slurmctld's min_cpus when that same rule set it
+	// below ntasks x cpus-per-task (the raised cpus-per-task's CPUs over
+	// the minimum node count); 0 otherwise.
+	MinCPUsTotal int
 	// MemPerNode and MemPerCPU are in MB; MemPerNodeSet distinguishes an
 	// explicit mem=0 (the whole node) from no request.
 	MemPerNode, MemPerCPU uint64
@@ -119,6 +136,12 @@ type Constraint struct {
 	Lang string
 	// Text is the constraint as the user wrote it.
 	Text string
+}
+
+// MultiCore reports whether the job gives any of Slurm's per-socket,
+// per-core or per-thread options (a multi_core_data record).
+func (r *Request) MultiCore() bool {
+	return r.NTasksPerCore > 0 || r.NTasksPerSocket > 0 || r.SocketsPerNode > 0 || r.CoresPerSocket > 0 || r.ThreadsPerCore > 0
 }
 
 // CPUsPerTaskOr1 is CPUsPerTask, at least 1.
@@ -173,6 +196,9 @@ func (r *Request) NodeCounts(available int) (min, max, req int) {
 
 // MinCPUs is the fewest CPUs the job needs in all (Slurm's min_cpus).
 func (r *Request) MinCPUs(minNodes int) int {
+	if r.MinCPUsTotal > 0 {
+		return r.MinCPUsTotal
+	}
 	cpt := r.CPUsPerTaskOr1()
 	switch {
 	case r.NTasks > 0:

@@ -25,7 +25,7 @@ func (e *SpecError) ByteOffset() int { return e.Offset }
 // jobKeys are every key a spec may hold (with their short forms).
 var jobKeys = map[string]bool{
 	"id": true, "nodes": true, "N": true, "ntasks": true, "n": true, "cpus-per-task": true, "c": true,
-	"ntasks-per-node": true, "mem": true, "mem-per-cpu": true, "gpus-per-node": true, "gpus": true,
+	"ntasks-per-node": true, "ntasks-per-core": true, "ntasks-per-socket": true, "sockets-per-node": true, "cores-per-socket": true, "threads-per-core": true, "mem": true, "mem-per-cpu": true, "gpus-per-node": true, "gpus": true,
 	"contiguous": true, "exclusive": true, "oversubscribe": true, "preemptable": true, "nodelist": true,
 	"w": true, "exclude": true, "x": true, "time": true, "t": true, "partition": true, "p": true,
 	"priority": true, "distribution": true, "m": true, "extra": true, "requires": true, "jobspec": true,
@@ -41,6 +41,8 @@ var flags = map[string]bool{"contiguous": true, "exclusive": true, "oversubscrib
 // ParseSpec reads a job request written as comma-separated key=value pairs,
 // for example `nodes=4,ntasks=128,mem-per-cpu=2G,gpus-per-node=2,time=1:00:00`.
 // Keys: id, nodes (N or MIN-MAX), ntasks, cpus-per-task, ntasks-per-node,
+// ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket,
+// threads-per-core,
 // mem, mem-per-cpu (Slurm sizes: MB by default, suffixes K M G T),
 // gpus-per-node and gpus ([type:]count), contiguous, exclusive,
 // oversubscribe, preemptable (flags, or =yes/no), nodelist, exclude, time
@@ -116,10 +118,13 @@ func ParseSpec(s string) (*Request, error) {
 		return nil, err
 	}
 	seen := map[string]bool{}
-	memOff := 0
+	memOff, npcOff := 0, 0
 	for _, g := range segs {
 		if g.key == "mem" || g.key == "mem-per-cpu" {
 			memOff = g.off
+		}
+		if g.key == "ntasks-per-core" {
+			npcOff = g.off
 		}
 		if seen[g.key] {
 			return nil, &SpecError{g.off, fmt.Sprintf("duplicate key %q", g.key)}
@@ -136,7 +141,40 @@ func ParseSpec(s string) (*Request, error) {
 	if seen["mem"] && seen["mem-per-cpu"] {
 		return nil, &SpecError{memOff, "mem and mem-per-cpu are mutually exclusive"}
 	}
+	if r.ThreadsPerCore > 0 && r.NTasksPerCore > r.ThreadsPerCore {
+		// sbatch refuses this itself (opt.c _opt_verify).
+		return nil, &SpecError{npcOff, "ntasks-per-core can not be bigger than threads-per-core"}
+	}
+	r.impliedTasks(seen["nodes"] || seen["N"])
+	if (seen["nodes"] || seen["N"]) && r.NTasks > 0 {
+		// sbatch (opt.c _opt_verify): no more nodes than tasks.
+		if r.NTasks < r.MaxNodes {
+			r.MaxNodes = r.NTasks
+			r.ReqNodes = min(r.ReqNodes, r.NTasks)
+		}
+		if r.NTasks < r.MinNodes {
+			r.MinNodes, r.MaxNodes, r.ReqNodes = r.NTasks, r.NTasks, r.NTasks
+		}
+	}
 	return r, nil
+}
+
+// impliedTasks is sbatch's task count for a fixed node count without
+// ntasks or ntasks-per-node (opt.c _opt_verify): a task per requested
+// socket x core x thread on each node, when any of those is given.
+func (r *Request) impliedTasks(nodesSet bool) {
+	if !nodesSet || r.MinNodes != r.MaxNodes || r.NTasks > 0 || r.NTasksPerNode > 0 {
+		return
+	}
+	n, set := max(r.MinNodes, 1), false
+	for _, f := range []int{r.SocketsPerNode, r.CoresPerSocket, r.ThreadsPerCore} {
+		if f > 0 {
+			n, set = min(n*f, 1<<24), true
+		}
+	}
+	if set {
+		r.NTasks = n
+	}
 }
 
 func (r *Request) set(key, val string, off int) error {
@@ -186,6 +224,16 @@ func (r *Request) set(key, val string, off int) error {
 		return count(&r.CPUsPerTask)
 	case "ntasks-per-node":
 		return count(&r.NTasksPerNode)
+	case "ntasks-per-core":
+		return count(&r.NTasksPerCore)
+	case "ntasks-per-socket":
+		return count(&r.NTasksPerSocket)
+	case "sockets-per-node":
+		return count(&r.SocketsPerNode)
+	case "cores-per-socket":
+		return count(&r.CoresPerSocket)
+	case "threads-per-core":
+		return count(&r.ThreadsPerCore)
 	case "mem":
 		mb, err := ParseMemory(val)
 		if err != nil {
@@ -250,7 +298,7 @@ func (r *Request) set(key, val string, off int) error {
 	case "extra", "requires", "jobspec":
 		r.Constraints = append(r.Constraints, Constraint{Lang: map[string]string{"extra": "slurm", "requires": "requires", "jobspec": "flux"}[key], Text: val})
 	default:
-		return &SpecError{off - len(key) - 1, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
+		return &SpecError{off - len(key) - 1, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket, threads-per-core, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
 	}
 	return nil
 }

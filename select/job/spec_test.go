@@ -12,11 +12,11 @@ import (
 )
 
 func TestParseSpecReadsEveryKey(t *testing.T) {
-	r, err := ParseSpec("id=7,nodes=2-4,ntasks=128,cpus-per-task=2,ntasks-per-node=32,mem-per-cpu=2G,gpus-per-node=a100:2,time=1:00:00,contiguous,exclusive=no,nodelist=n[1-2],n5,exclude=n9,partition=batch,priority=10,preemptable,distribution=block:block,extra=a=1&b<2")
+	r, err := ParseSpec("id=7,nodes=2-4,ntasks=128,cpus-per-task=2,ntasks-per-node=32,ntasks-per-core=1,ntasks-per-socket=4,mem-per-cpu=2G,gpus-per-node=a100:2,time=1:00:00,contiguous,exclusive=no,nodelist=n[1-2],n5,exclude=n9,partition=batch,priority=10,preemptable,distribution=block:block,extra=a=1&b<2")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Request{ID: 7, MinNodes: 2, MaxNodes: 4, ReqNodes: 4, NTasks: 128, CPUsPerTask: 2, NTasksPerNode: 32,
+	want := Request{ID: 7, MinNodes: 2, MaxNodes: 4, ReqNodes: 4, NTasks: 128, CPUsPerTask: 2, NTasksPerNode: 32, NTasksPerCore: 1, NTasksPerSocket: 4,
 		MemPerCPU: 2048, GPUsPerNode: 2, GPUType: "a100", TimeLimit: time.Hour, Contiguous: true,
 		Required: "n[1-2],n5", Excluded: "n9", Partition: "batch", Priority: 10, Preemptable: true,
 		Distribution: Block, CoreDistSet: true, Constraints: []Constraint{{Lang: "slurm", Text: "a=1&b<2"}}}
@@ -40,6 +40,7 @@ func TestParseSpecRejectsWithOffset(t *testing.T) {
 		{"extra=a=1,extra=b=2", 10},
 		{"foo", 0},
 		{"mem=1,mem-per-cpu=2", 6},
+		{"threads-per-core=1,ntasks-per-core=2", 19},
 	} {
 		_, err := ParseSpec(tc.in)
 		var se *SpecError
@@ -49,6 +50,24 @@ func TestParseSpecRejectsWithOffset(t *testing.T) {
 		}
 		if se.ByteOffset() != tc.off {
 			t.Errorf("%q: offset %d, want %d (%v)", tc.in, se.ByteOffset(), tc.off, err)
+		}
+	}
+}
+
+func TestParseSpecImpliesTasksLikeSbatch(t *testing.T) {
+	for in, want := range map[string]int{
+		"nodes=2,sockets-per-node=2,cores-per-socket=3,threads-per-core=1": 12,
+		"nodes=1,cores-per-socket=4":                                       4,
+		"nodes=1-2,cores-per-socket=4":                                     0,
+		"cores-per-socket=4":                                               0,
+		"nodes=2,ntasks=3,cores-per-socket=4":                              3,
+		"nodes=2,ntasks-per-node=1,cores-per-socket=4":                     0,
+		"nodes=2": 0,
+		"nodes=4096,sockets-per-node=4096,cores-per-socket=4096": 1 << 24,
+	} {
+		r, err := ParseSpec(in)
+		if err != nil || r.NTasks != want {
+			t.Errorf("%s: ntasks %v, %v; want %d", in, r, err, want)
 		}
 	}
 }

@@ -14,6 +14,7 @@ var slowPick, slowScan = false, false
 type want struct {
 	minCPUs    int
 	cpuCap     int // ntasks-per-node x cpus-per-task, 0 for none
+	perCore    int // ntasks-per-core x cpus-per-task, 0 for none
 	contiguous bool
 	required   bits.Set // nil when the job names no required nodes
 }
@@ -36,10 +37,14 @@ func enoughNodes(avail, rem, min, req int) bool {
 	return avail >= needed
 }
 
-// availCPUs is Slurm's _get_avail_cpus for linear: all CPUs of the node,
-// capped by ntasks-per-node x cpus-per-task.
+// availCPUs is Slurm's _get_avail_cpus for linear: all CPUs of the node
+// (or ntasks-per-core x cpus-per-task on each core when that is more, as
+// adjust_cpus_nppcu counts), capped by ntasks-per-node x cpus-per-task.
 func (p *Plugin) availCPUs(w *want, id int) int {
 	c := p.cl.CPUs[id]
+	if w.perCore > 0 {
+		c = max(c, p.cl.Cores(uint32(id))*w.perCore)
+	}
 	if w.cpuCap > 0 && c > w.cpuCap {
 		c = w.cpuCap
 	}

@@ -157,6 +157,9 @@ func (p *Plugin) wantOf(r *job.Request, minN int) *want {
 	if r.NTasksPerNode > 0 {
 		w.cpuCap = r.NTasksPerNode * r.CPUsPerTaskOr1()
 	}
+	if r.NTasksPerCore > 0 {
+		w.perCore = min(r.NTasksPerCore*r.CPUsPerTaskOr1(), 1<<30)
+	}
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
 		w.required = bits.FromRoaring(r.RequiredSet, p.cl.N)
 	}
@@ -175,6 +178,19 @@ func (p *Plugin) jobMem(r *job.Request, id int) uint64 {
 		return r.MemPerNode
 	}
 	return p.cl.MemoryMB[id]
+}
+
+// allocMem is the memory an allocation reports on node id: jobMem, but a
+// per-CPU request with threads-per-core below the node's counts only
+// those threads of each core (job_resources_get_node_cpu_cnt); the node's
+// used memory still grows by jobMem.
+func (p *Plugin) allocMem(r *job.Request, id int) uint64 {
+	tpc := p.cl.Threads[id]
+	if p.cfg.TrackMemory && r.MemPerCPU > 0 && r.ThreadsPerCore > 0 && r.ThreadsPerCore < tpc {
+		cpus := (p.cl.CPUs[id] + tpc - 1) / tpc * r.ThreadsPerCore
+		return r.MemPerCPU * uint64(cpus)
+	}
+	return p.jobMem(r, id)
 }
 
 // countBitmap is Slurm's _job_count_bitmap (reference §1.3): out = the nodes
@@ -288,10 +304,37 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bits.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
 		return nil, &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
 	}
+	if part := p.cl.Partitions[r.Partition]; part != nil && r.NTasksPerCore > 0 {
+		// job_mgr.c refuses more CPUs than the partition has
+		// (PartitionConfig) before ntasks-per-core lets linear count
+		// more CPUs per node than a node has.
+		total := 0
+		it := part.Nodes.Iterator()
+		for it.HasNext() {
+			if id := it.Next(); int(id) < p.cl.N {
+				total += p.cl.CPUs[id]
+			}
+		}
+		if r.MinCPUs(max(r.MinNodes, 1)) > total {
+			return nil, &job.Unsatisfied{Never: true, Reason: "more CPUs than the partition has"}
+		}
+	}
 	switch mode {
 	case job.TestOnly:
 		return p.testOnly(r, all)
 	case job.WillRun:
+		if r.MaxNodes == 0 && r.NTasks > 0 {
+			// job_mgr.c's implicit max_nodes = ntasks, which
+			// job_start_data asks for.
+			wr := *r
+			wr.MaxNodes, wr.ReqNodes = r.NTasks, r.NTasks
+			r = &wr
+		}
+		if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
+			// job_start_data tests a job with a node list on those
+			// nodes only.
+			all.And(bits.FromRoaring(r.RequiredSet, p.cl.N))
+		}
 		usable := p.buf(bufUsable)
 		usable.Copy(all)
 		usable.And(p.usable)
@@ -349,6 +392,12 @@ func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.A
 	for i, tier := range weights {
 		t := p.scratch(tier)
 		t.And(usable)
+		if victims == nil && p.maxShare(r) <= 1 {
+			// node_scheduler.c counts a job that does not share only
+			// the idle nodes of each weight when deciding whether it
+			// has enough to try.
+			t.And(p.st.clean)
+		}
 		acc.Or(t)
 		last := i == len(weights)-1
 		n := acc.Count()
@@ -562,7 +611,7 @@ func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 func (p *Plugin) allocation(r *job.Request, out bits.Set, total int, start int64, pre []uint32) *job.Allocation {
 	a := &job.Allocation{Nodes: out.Roaring(), TotalCPUs: total, Start: start, Preempted: pre}
 	out.Each(func(id uint32) bool {
-		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: p.jobMem(r, int(id)), GPUs: p.cl.GPUCount(id, r.GPUType)})
+		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: p.allocMem(r, int(id)), GPUs: p.cl.GPUCount(id, r.GPUType)})
 		return true
 	})
 	return a
