@@ -185,8 +185,13 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 				return fmt.Errorf("%s: %w", ns, err)
 			}
 			cl := job.NewCluster(snap)
-			if req.Partition == "" {
-				req.Partition = defaultPartition(cluster.Partitions)
+			if req.Partition == "" && len(cluster.Partitions) > 0 {
+				// An inventory that configures partitions (slurm.conf)
+				// refuses a job that names none when none is the default,
+				// as slurmctld does (ESLURM_DEFAULT_PARTITION_NOT_SET).
+				if req.Partition = defaultPartition(cluster.Partitions); req.Partition == "" {
+					return invalidInput(errors.New("no partition given and the inventory has no Default=YES partition (Slurm: No partition specified or system default partition)"))
+				}
 			}
 			if err := req.Resolve(cl); err != nil {
 				return invalidInput(err)
