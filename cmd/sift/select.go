@@ -15,6 +15,7 @@ import (
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
+	"github.com/nodesift/sift/select/candidate"
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/select/linear"
@@ -112,6 +113,7 @@ func defaultPartition(parts []inventory.Partition) string {
 
 func newSelectCmd() *cobra.Command {
 	var plugin, stateDir, mode, spec, output, typeParams string
+	var explain bool
 	var nodes nodesFlags
 	var now int64
 	cmd := &cobra.Command{
@@ -120,7 +122,9 @@ func newSelectCmd() *cobra.Command {
 		Long: `select chooses nodes for one job as Slurm's select/linear or select/cons_tres would:
 candidates are the nodes its constraint (extra=, requires= or jobspec=) and partition allow,
 minus down, drained and busy nodes. It prints the allocated nodes as a hostlist, then for
-cons_tres one line per node; will-run adds the start time. With --state DIR the running
+cons_tres one line per node; will-run adds the start time. --explain first prints the
+candidate chain: each stage (partition, constraint, excluded nodes, node configuration,
+node state), the nodes it left and why it removed the others. With --state DIR the running
 jobs are read from DIR, and a run-now allocation is recorded there.
 
 Job keys: id, nodes=N|MIN-MAX, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core,
@@ -219,22 +223,21 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 					req.ID = ids[len(ids)-1] + 1
 				}
 			}
-			cand := snap.Live().Clone()
-			if req.Partition != "" {
-				part := cl.Partitions[req.Partition]
-				if part == nil {
-					return invalidInput(fmt.Errorf("unknown partition %q", req.Partition))
+			chain, err := candidate.Build(candidate.Input{Cluster: cl, Request: req, Programs: progs})
+			if err != nil {
+				return invalidInput(err)
+			}
+			if explain {
+				var b strings.Builder
+				chain.Explain(&b)
+				if _, err := io.WriteString(cmd.OutOrStdout(), b.String()); err != nil {
+					return err
 				}
-				cand.And(part.Nodes)
 			}
-			for _, prog := range progs {
-				cand.And(vm.Run(prog, snap))
-			}
-			req.FilterNodes(cl, cand)
 			if now == 0 {
 				now = time.Now().Unix()
 			}
-			a, err := p.Select(req, cand, m, now)
+			a, err := p.Select(req, chain.Candidates, m, now)
 			if err != nil {
 				if errors.Is(err, job.ErrBusy) || errors.Is(err, job.ErrNever) {
 					return unsatisfied(err)
@@ -270,6 +273,7 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 	f.StringVar(&output, "output", "text", "output format: text or json")
 	f.StringVar(&typeParams, "select-type-parameters", "", "slurm.conf SelectTypeParameters, e.g. CR_Core_Memory or CR_CPU (default: the --nodes file's, else Slurm's default for the plugin)")
 	f.Int64Var(&now, "now", 0, "the current time in Unix seconds (default: the clock)")
+	f.BoolVar(&explain, "explain", false, "print the candidate chain first: each stage, the nodes it left and why it removed the others")
 	return cmd
 }
 

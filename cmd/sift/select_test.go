@@ -38,6 +38,8 @@ func TestSelectGolden(t *testing.T) {
 		{"ntasks-per-core-above-threads-per-core", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=2,threads-per-core=1,ntasks-per-core=2"}},
 		{"ntasks-per-socket-with-gpus", []string{"select", "--nodes", nodes, "--plugin", "cons_tres", "--job", "nodes=1,gpus-per-node=a100:2,ntasks-per-socket=1"}},
 		{"bad-select-type-parameters", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--select-type-parameters", "CR_Bogus", "--job", "ntasks=4,partition=standard"}},
+		{"explain-chain", []string{"select", "--nodes", nodes, "--explain", "--job", "nodes=1,partition=batch,extra=zed>=2,exclude=n1,mem=1G"}},
+		{"explain-busy", []string{"select", "--nodes", nodes, "--explain", "--job", "nodes=4,partition=batch"}},
 		{"no-default-partition", []string{"select", "--nodes", cirrus, "--plugin", "cons_tres", "--job", "ntasks=4"}},
 	}, nil)
 }

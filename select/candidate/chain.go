@@ -1,0 +1,163 @@
+package candidate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/job"
+	"github.com/nodesift/sift/vm"
+)
+
+// Stage names, as --explain prints them.
+const (
+	StageInventory  = "inventory"
+	StagePartition  = "partition"
+	StageConstraint = "constraint"
+	StageExcluded   = "excluded"
+	StageConfig     = "node configuration"
+	StageState      = "node state"
+)
+
+// Stage is one step of the chain: the nodes that entered it, how many it
+// removed and why.
+type Stage struct {
+	// Name is the stage's kind (StagePartition, ...); Detail what it
+	// tested (the partition name, the constraint text).
+	Name, Detail string
+	// In is the nodes entering the stage; Removed how many it removed.
+	In, Removed int
+	// Reason says why the removed nodes were removed.
+	Reason string
+	// Usable marks the stages after the candidates: they narrow only the
+	// nodes a job could use now, not what the select plugin is given.
+	Usable bool
+}
+
+// Left is the nodes the stage let through.
+func (s Stage) Left() int { return s.In - s.Removed }
+
+// Mask is a stage a scheduler adds after node state: Nodes are the nodes
+// it allows.
+type Mask struct {
+	Name, Detail, Reason string
+	Nodes                *roaring.Bitmap
+}
+
+// Input is what a job's chain is built from.
+type Input struct {
+	// Cluster is the nodes; Request the job, already resolved.
+	Cluster *job.Cluster
+	Request *job.Request
+	// Programs are the compiled Request.Constraints, in the same order.
+	Programs []*vm.Program
+	// Masks narrow the usable nodes after node state.
+	Masks []Mask
+}
+
+// Result is a built chain.
+type Result struct {
+	// Stages are the steps in order, the inventory first.
+	Stages []Stage
+	// Candidates are the nodes the job's partition, constraints, exclusions
+	// and node configuration allow, in any state: what a select plugin is
+	// given (it tells busy from never runnable against them).
+	Candidates *roaring.Bitmap
+	// Usable are the candidates that are up and pass every mask.
+	Usable *roaring.Bitmap
+}
+
+// ErrUnknownPartition is a job naming a partition the cluster lacks.
+var ErrUnknownPartition = errors.New("unknown partition")
+
+// ErrPrograms is an Input whose Programs do not match its constraints.
+var ErrPrograms = errors.New("one compiled program is needed per constraint")
+
+// Build runs the chain for in.
+func Build(in Input) (*Result, error) {
+	c, r := in.Cluster, in.Request
+	if len(in.Programs) != len(r.Constraints) {
+		return nil, fmt.Errorf("%w: %d programs for %d constraints", ErrPrograms, len(in.Programs), len(r.Constraints))
+	}
+	cand := c.Snap.Live().Clone()
+	res := &Result{Stages: []Stage{{Name: StageInventory, In: int(cand.GetCardinality())}}}
+	step := func(name, detail, reason string, usable bool, apply func(*roaring.Bitmap)) {
+		in := int(cand.GetCardinality())
+		apply(cand)
+		res.Stages = append(res.Stages, Stage{Name: name, Detail: detail, In: in, Removed: in - int(cand.GetCardinality()), Reason: reason, Usable: usable})
+	}
+	if r.Partition != "" {
+		part := c.Partitions[r.Partition]
+		if part == nil {
+			return nil, fmt.Errorf("%w %q", ErrUnknownPartition, r.Partition)
+		}
+		step(StagePartition, r.Partition, "not in partition "+r.Partition, false, func(b *roaring.Bitmap) { b.And(part.Nodes) })
+	}
+	for i, prog := range in.Programs {
+		con := r.Constraints[i]
+		step(StageConstraint, constraintKey(con.Lang)+"="+con.Text, "constraint is false", false, func(b *roaring.Bitmap) { b.And(vm.Run(prog, c.Snap)) })
+	}
+	if r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty() {
+		step(StageExcluded, r.Excluded, "excluded by the job", false, func(b *roaring.Bitmap) { b.AndNot(r.ExcludedSet) })
+	}
+	step(StageConfig, "", "too few CPUs, memory, GPUs, sockets, cores or threads for the job", false, func(b *roaring.Bitmap) { r.FilterNodes(c, b) })
+	res.Candidates = cand.Clone()
+	step(StageState, "", stateReason(c, cand), true, func(b *roaring.Bitmap) { b.And(c.Usable) })
+	for _, m := range in.Masks {
+		step(m.Name, m.Detail, m.Reason, true, func(b *roaring.Bitmap) { b.And(m.Nodes) })
+	}
+	res.Usable = cand
+	return res, nil
+}
+
+// stateReason breaks down the candidates that are not usable.
+func stateReason(c *job.Cluster, cand *roaring.Bitmap) string {
+	down := roaring.And(cand, c.Down).GetCardinality()
+	drain := roaring.And(cand, c.Drain).GetCardinality()
+	out := roaring.AndNot(cand, c.Usable).GetCardinality() - down - drain
+	var parts []string
+	if down > 0 {
+		parts = append(parts, fmt.Sprintf("%d down", down))
+	}
+	if drain > 0 {
+		parts = append(parts, fmt.Sprintf("%d drained", drain))
+	}
+	if out > 0 {
+		parts = append(parts, fmt.Sprintf("%d in use by jobs the plugin does not track", out))
+	}
+	if len(parts) == 0 {
+		return "down, drained or in use outside the plugin"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// constraintKey is the job key a constraint language is written under.
+func constraintKey(lang string) string {
+	switch lang {
+	case "slurm":
+		return "extra"
+	case "flux":
+		return "jobspec"
+	}
+	return lang
+}
+
+// Explain writes the chain as --explain prints it, one stage a line.
+func (r *Result) Explain(b *strings.Builder) {
+	for _, s := range r.Stages {
+		name := s.Name
+		if s.Detail != "" {
+			name += " " + s.Detail
+		}
+		if s.Name == StageInventory {
+			fmt.Fprintf(b, "%-40s %6d nodes\n", name, s.In)
+			continue
+		}
+		fmt.Fprintf(b, "%-40s %6d left, -%d", name, s.Left(), s.Removed)
+		if s.Removed > 0 {
+			fmt.Fprintf(b, " (%s)", s.Reason)
+		}
+		b.WriteByte('\n')
+	}
+}
