@@ -1,0 +1,257 @@
+package sched
+
+import (
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/job"
+)
+
+// bfCounts are the per-pass counters of the bf_max_job_* caps.
+type bfCounts struct {
+	user, part, assoc, userPart, resvPart map[string]int
+}
+
+// exceeds is _job_exceeds_max_bf_param: whether job j in part is over a
+// bf_max_job_* cap; otherwise it is counted.
+func (c *bfCounts) exceeds(cfg Config, j *Job, part string) bool {
+	up := j.User + "\x00" + part
+	assoc := j.Account + "\x00" + j.User
+	switch {
+	case cfg.BFMaxJobUserPart > 0 && c.userPart[up] >= cfg.BFMaxJobUserPart,
+		cfg.BFMaxJobPart > 0 && c.part[part] >= cfg.BFMaxJobPart,
+		cfg.BFMaxJobAssoc > 0 && c.assoc[assoc] >= cfg.BFMaxJobAssoc,
+		cfg.BFMaxJobUser > 0 && c.user[j.User] >= cfg.BFMaxJobUser:
+		return true
+	}
+	c.userPart[up]++
+	c.part[part]++
+	c.assoc[assoc]++
+	c.user[j.User]++
+	return false
+}
+
+// BackfillPass is _attempt_backfill (§3.4): in queue order, each pending
+// job is started now on nodes no higher-priority job has reserved, or gets
+// a reservation in the node-space map at its will-run start (rounded to
+// bf_resolution), so that no lower-priority job can delay it. p collects
+// what happened.
+func (q *Queue) BackfillPass(now int64, p *Pass) {
+	cfg := q.cfg
+	res := max(int64(cfg.BFResolution/time.Second), 1)
+	window := int64(cfg.BFWindow / time.Second)
+	recs := q.buildQueue(now, true, true)
+	ns := newNodeSpace(now, window, res, q.cl.Usable)
+	windowEnd := ns.s[0].end
+	if cfg.BFRunningJobReserve {
+		for _, id := range q.ids {
+			if j := q.jobs[id].j; j.State == Running && j.Nodes != nil {
+				st, end := ns.slotTime(j.Start, j.End-j.Start)
+				ns.add(st, end, j.Nodes)
+			}
+		}
+	}
+	counts := &bfCounts{user: map[string]int{}, part: map[string]int{}, assoc: map[string]int{}, userPart: map[string]int{}, resvPart: map[string]int{}}
+	jobTests, starts, tests := 0, 0, 0
+	maxTests := 0
+	if cfg.BFTestCost > 0 {
+		maxTests = max(int(cfg.BFMaxTime/cfg.BFTestCost), 1)
+	}
+	p.BackfillExit = "end of queue"
+recordLoop:
+	for _, r := range recs {
+		if jobTests >= cfg.BFMaxJobTest {
+			p.BackfillExit = "bf_max_job_test"
+			break
+		}
+		e, j := r.e, r.e.j
+		if j.State != Pending || j.Priority == 0 {
+			continue
+		}
+		p.BackfillTested++
+		if counts.exceeds(cfg, j, r.part) {
+			continue
+		}
+		if q.opt.Limits != nil && !cfg.AssocLimitStop {
+			if ok, _, _ := q.opt.Limits.PreSelect(j, now); !ok {
+				continue
+			}
+		}
+		pr := e.parts[r.part]
+		if pr.err != nil {
+			continue
+		}
+		req := pr.req
+		noReserve := (cfg.BFMinPrioReserve > 0 && j.Priority < cfg.BFMinPrioReserve) ||
+			(cfg.BFMinAgeReserve > 0 && j.Eligible > 0 && time.Duration(now-j.Eligible)*time.Second < cfg.BFMinAgeReserve) ||
+			(cfg.BFOneResvPerJob && j.Start != 0) ||
+			(cfg.BFJobPartCountReserve > 0 && counts.resvPart[r.part] >= cfg.BFJobPartCountReserve)
+		origStart := j.Start
+		limit := limitSeconds(req.TimeLimit)
+		minN, _, _ := req.NodeCounts(0)
+		base := pr.cands
+		if cfg.BFPlanIgnoresConstraints && len(req.Constraints) > 0 {
+			base = q.unconstrained(e, r.part)
+		}
+		base = roaring.And(base, q.cl.Usable)
+		counted := false
+		laterStart := now
+		// skip gives up on the job, or retries it later when the map
+		// frees more nodes (SKIP_SCHED_OR_TRY_LATER).
+		for {
+			tests++
+			if maxTests > 0 && tests > maxTests {
+				p.BackfillExit = "bf_max_time"
+				break recordLoop
+			}
+			startRes := laterStart
+			laterStart = 0
+			if windowEnd < startRes {
+				break
+			}
+			endTime := max(startRes, now) + limit
+			avail := base.Clone()
+			laterStart = ns.usable(avail, startRes, endTime)
+			if (req.RequiredSet != nil && !req.RequiredSet.IsEmpty() && !isSubset(req.RequiredSet, avail)) ||
+				int(avail.GetCardinality()) < minN {
+				if laterStart != 0 && !noReserve {
+					continue
+				}
+				j.Start = origStart
+				break
+			}
+			if !counted {
+				jobTests++
+				counted = true
+			}
+			a, err := q.plugin.Select(req, avail, job.WillRun, max(startRes, now))
+			if err != nil {
+				if laterStart != 0 && !noReserve {
+					continue
+				}
+				j.Start = origStart
+				break
+			}
+			start := max(a.Start, startRes)
+			overlapTested := false
+			var st, endRes int64
+			if start > now {
+				st, endRes = ns.slotTime(start, limit)
+				if ns.overlaps(a.Nodes, st, endRes) {
+					laterStart = start
+					if startRes == start {
+						laterStart += res
+					}
+					continue
+				}
+				overlapTested = true
+			}
+			if start <= now {
+				out := q.startNow(e, r.part, avail, now)
+				if out == started {
+					p.Started = append(p.Started, j.ID)
+					starts++
+					if cfg.BFRunningJobReserve {
+						s0, e0 := ns.slotTime(j.Start, j.End-j.Start)
+						ns.add(s0, e0, j.Nodes)
+					}
+					if cfg.BFMaxJobStart > 0 && starts >= cfg.BFMaxJobStart {
+						p.BackfillExit = "bf_max_job_start"
+						break recordLoop
+					}
+					if jobTests >= cfg.BFMaxJobTest {
+						p.BackfillExit = "bf_max_job_test"
+						break recordLoop
+					}
+					continue recordLoop
+				}
+				if out == policy && !cfg.AssocLimitStop {
+					j.Start = origStart
+					continue recordLoop
+				}
+				// Slurm reserves the nodes will-run chose anyway, from now.
+				laterStart = 0
+			}
+			j.Start = start
+			if start > now && noReserve {
+				if origStart != 0 && origStart < start {
+					j.Start = origStart
+				}
+				continue recordLoop
+			}
+			if laterStart != 0 && start > laterStart {
+				j.Start = 0
+				continue
+			}
+			if !overlapTested {
+				st, endRes = ns.slotTime(start, limit)
+			}
+			if start > now+window {
+				if origStart != 0 && origStart < start {
+					j.Start = origStart
+				}
+				continue recordLoop
+			}
+			if !overlapTested && ns.overlaps(a.Nodes, st, endRes) {
+				laterStart = start
+				j.Start = 0
+				continue
+			}
+			if q.opt.Limits != nil && !cfg.AssocLimitStop {
+				if ok, _, _ := q.opt.Limits.PostSelect(j, a, now); !ok {
+					continue recordLoop
+				}
+			}
+			ns.add(st, endRes, a.Nodes)
+			j.PlannedNodes = a.Nodes.Clone()
+			counts.resvPart[r.part]++
+			p.Reserved++
+			continue recordLoop
+		}
+	}
+}
+
+// usable narrows avail to the nodes free in every slot overlapping
+// [start, end] and returns later_start: the end of the first overlapping
+// slot after which more nodes are free, 0 if none (the slot walk of
+// _attempt_backfill).
+func (ns *nodeSpace) usable(avail *roaring.Bitmap, start, end int64) int64 {
+	orig := avail.Clone()
+	var later int64
+	for j := 0; ; {
+		s := &ns.s[j]
+		if s.end > start && s.next != 0 && later == 0 {
+			next := roaring.And(orig, ns.s[s.next].avail)
+			cur := roaring.And(avail, s.avail)
+			if !isSubset(next, cur) {
+				later = s.end
+			}
+		}
+		switch {
+		case s.end <= start:
+		case s.begin <= end:
+			avail.And(s.avail)
+		default:
+			if n := s.next; later == 0 && n != 0 && ns.s[n].next != 0 {
+				later = ns.s[n].end
+			}
+			return later
+		}
+		if j = s.next; j == 0 {
+			return later
+		}
+	}
+}
+
+// unconstrained is the job's candidates in part without its constraints:
+// what Slurm's backfill plans on.
+func (q *Queue) unconstrained(e *entry, part string) *roaring.Bitmap {
+	c := q.cl.Snap.Live().Clone()
+	c.And(q.cl.Partitions[part].Nodes)
+	req := e.parts[part].req
+	if req.ExcludedSet != nil {
+		c.AndNot(req.ExcludedSet)
+	}
+	req.FilterNodes(q.cl, c)
+	return c
+}

@@ -1,0 +1,218 @@
+package sched
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config holds the SchedulerParameters knobs sift models, under Slurm's
+// names, with Slurm's defaults from DefaultConfig.
+type Config struct {
+	// DefaultQueueDepth is default_queue_depth: the jobs an event-triggered
+	// (not full) main pass tests.
+	DefaultQueueDepth int
+	// PartitionJobDepth is partition_job_depth: jobs tested per partition
+	// in one main pass (0: no limit).
+	PartitionJobDepth int
+	// SchedMaxJobStart is sched_max_job_start: jobs the main pass starts
+	// (0: no limit).
+	SchedMaxJobStart int
+	// SchedInterval is sched_interval: the period of full main passes.
+	SchedInterval time.Duration
+	// AssocLimitStop is assoc_limit_stop: a job held by a limit blocks its
+	// partition too.
+	AssocLimitStop bool
+
+	// BFInterval is bf_interval; BFResolution bf_resolution (time slots are
+	// rounded to it); BFWindow bf_window (how far ahead backfill plans).
+	BFInterval, BFResolution, BFWindow time.Duration
+	// BFMaxJobTest is bf_max_job_test: jobs backfill tests in one pass.
+	BFMaxJobTest int
+	// BFMaxTime is bf_max_time: the wall-clock budget of one backfill pass
+	// (live use only; see BFTestCost).
+	BFMaxTime time.Duration
+	// BFTestCost is sift's deterministic stand-in for bf_max_time in
+	// simulations: each will-run test counts as BFTestCost of elapsed time,
+	// so a pass stops after BFMaxTime/BFTestCost tests (0: no count).
+	BFTestCost time.Duration
+	// BFContinue is bf_continue: after a yield, resume the pass rather than
+	// start over. sift never yields, so this only records the setting.
+	BFContinue bool
+	// BFMinPrioReserve and BFMinAgeReserve are bf_min_prio_reserve and
+	// bf_min_age_reserve: jobs below that priority or younger than that
+	// get no reservation (and do not block their partition in the main
+	// pass).
+	BFMinPrioReserve uint32
+	BFMinAgeReserve  time.Duration
+	// BFMaxJobUser, BFMaxJobPart, BFMaxJobAssoc and BFMaxJobUserPart are
+	// bf_max_job_user, bf_max_job_part, bf_max_job_assoc and
+	// bf_max_job_user_part: jobs tested per user, partition, association
+	// (account and user) and user in a partition per pass (0: no limit).
+	BFMaxJobUser, BFMaxJobPart, BFMaxJobAssoc, BFMaxJobUserPart int
+	// BFMaxJobStart is bf_max_job_start: jobs one backfill pass starts.
+	BFMaxJobStart int
+	// BFOneResvPerJob is bf_one_resv_per_job: a job reserved in one
+	// partition gets no reservation in the others.
+	BFOneResvPerJob bool
+	// BFJobPartCountReserve is bf_job_part_count_reserve: only this many
+	// jobs per partition get reservations (0: all).
+	BFJobPartCountReserve int
+	// BFRunningJobReserve is bf_running_job_reserve: running jobs are added
+	// to the time-slot map too.
+	BFRunningJobReserve bool
+	// BFMaxJobArrayResv is bf_max_job_array_resv (arrays are not modelled;
+	// the setting is kept).
+	BFMaxJobArrayResv int
+	// BFPlanIgnoresConstraints reproduces Slurm: backfill plans a job on
+	// the nodes of its partition without its extra constraint (Slurm's
+	// documentation warns it cannot honour them in the plan). sift honours
+	// them by default.
+	BFPlanIgnoresConstraints bool
+
+	// BuiltinMaxJobTest is the jobs sched/builtin estimates per pass (its
+	// reading of bf_max_job_test, default 50).
+	BuiltinMaxJobTest int
+}
+
+// DefaultConfig is Slurm's defaults (job_scheduler.c, backfill.c
+// _load_config, builtin.c _load_config).
+func DefaultConfig() Config {
+	return Config{
+		DefaultQueueDepth: 100,
+		SchedInterval:     60 * time.Second,
+		BFInterval:        30 * time.Second,
+		BFResolution:      60 * time.Second,
+		BFWindow:          24 * time.Hour,
+		BFMaxJobTest:      500,
+		BFMaxTime:         30 * time.Second,
+		BFMaxJobArrayResv: 20,
+		BuiltinMaxJobTest: 50,
+	}
+}
+
+// ParamError is a SchedulerParameters value sift cannot use; Offset is the
+// byte offset of the value in the text.
+type ParamError struct {
+	Key, Value string
+	Offset     int
+	Msg        string
+}
+
+// Error names the parameter and the problem.
+func (e *ParamError) Error() string {
+	return fmt.Sprintf("SchedulerParameters %s=%s: %s", e.Key, e.Value, e.Msg)
+}
+
+// ByteOffset is where the bad value starts.
+func (e *ParamError) ByteOffset() int { return e.Offset }
+
+// ParseSchedulerParameters reads slurm.conf's SchedulerParameters (comma-
+// separated key[=value] options) over base. Options sift does not model are
+// ignored, as slurmctld ignores options other components read; a value out
+// of Slurm's range is an error (slurmctld logs it and uses the default).
+func ParseSchedulerParameters(base Config, text string) (Config, error) {
+	c := base
+	bfMaxTimeSet, intervalSet := false, false
+	off := 0
+	for _, opt := range strings.Split(text, ",") {
+		start := off
+		off += len(opt) + 1
+		trimmed := strings.TrimSpace(opt)
+		if trimmed == "" {
+			continue
+		}
+		start += strings.Index(opt, trimmed)
+		key, val, hasVal := strings.Cut(trimmed, "=")
+		key = strings.ToLower(key)
+		valOff := start + len(key) + 1
+		num := func(min, max int64) (int64, error) {
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil || !hasVal {
+				return 0, &ParamError{Key: key, Value: val, Offset: valOff, Msg: "expected an integer"}
+			}
+			if n < min || n > max {
+				return 0, &ParamError{Key: key, Value: val, Offset: valOff, Msg: fmt.Sprintf("out of Slurm's range %d-%d", min, max)}
+			}
+			return n, nil
+		}
+		var err error
+		var n int64
+		switch key {
+		case "default_queue_depth":
+			n, err = num(0, 1<<31-1)
+			c.DefaultQueueDepth = int(n)
+		case "partition_job_depth":
+			n, err = num(0, 1<<31-1)
+			c.PartitionJobDepth = int(n)
+		case "sched_max_job_start":
+			n, err = num(0, 1<<31-1)
+			c.SchedMaxJobStart = int(n)
+		case "sched_interval":
+			n, err = num(0, 1<<31-1)
+			c.SchedInterval = time.Duration(n) * time.Second
+		case "assoc_limit_stop":
+			c.AssocLimitStop = true
+		case "bf_interval":
+			n, err = num(1, 10800)
+			c.BFInterval = time.Duration(n) * time.Second
+			intervalSet = true
+		case "bf_resolution":
+			n, err = num(1, 3600)
+			c.BFResolution = time.Duration(n) * time.Second
+		case "bf_window":
+			n, err = num(1, 30*24*60)
+			c.BFWindow = time.Duration(n) * time.Minute
+		case "bf_max_job_test":
+			n, err = num(1, 1000000)
+			c.BFMaxJobTest = int(n)
+			c.BuiltinMaxJobTest = int(n)
+		case "bf_max_time":
+			n, err = num(1, 3600)
+			c.BFMaxTime = time.Duration(n) * time.Second
+			bfMaxTimeSet = true
+		case "bf_continue":
+			c.BFContinue = true
+		case "bf_min_prio_reserve":
+			n, err = num(1, 1<<32-2)
+			c.BFMinPrioReserve = uint32(n)
+		case "bf_min_age_reserve":
+			n, err = num(0, 30*24*60*60)
+			c.BFMinAgeReserve = time.Duration(n) * time.Second
+		case "bf_max_job_user":
+			n, err = num(0, 1000000)
+			c.BFMaxJobUser = int(n)
+		case "bf_max_job_part":
+			n, err = num(0, 1000000)
+			c.BFMaxJobPart = int(n)
+		case "bf_max_job_assoc":
+			n, err = num(0, 1000000)
+			c.BFMaxJobAssoc = int(n)
+		case "bf_max_job_user_part":
+			n, err = num(0, 1000000)
+			c.BFMaxJobUserPart = int(n)
+		case "bf_max_job_start":
+			n, err = num(0, 10000)
+			c.BFMaxJobStart = int(n)
+		case "bf_one_resv_per_job":
+			c.BFOneResvPerJob = true
+		case "bf_job_part_count_reserve":
+			n, err = num(0, 100000)
+			c.BFJobPartCountReserve = int(n)
+		case "bf_running_job_reserve":
+			c.BFRunningJobReserve = true
+		case "bf_max_job_array_resv":
+			n, err = num(0, 1000)
+			c.BFMaxJobArrayResv = int(n)
+		}
+		if err != nil {
+			return base, err
+		}
+	}
+	if intervalSet && !bfMaxTimeSet {
+		// bf_max_time defaults to bf_interval.
+		c.BFMaxTime = c.BFInterval
+	}
+	return c, nil
+}

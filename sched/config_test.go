@@ -1,0 +1,33 @@
+package sched
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestParseSchedulerParameters(t *testing.T) {
+	c, err := ParseSchedulerParameters(DefaultConfig(), "bf_interval=1, bf_window=2880,bf_resolution=300,bf_continue,bf_max_job_test=1000,default_queue_depth=50,bf_min_prio_reserve=7,kill_invalid_depend")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BFInterval != time.Second || c.BFMaxTime != time.Second || c.BFWindow != 48*time.Hour || c.BFResolution != 5*time.Minute ||
+		!c.BFContinue || c.BFMaxJobTest != 1000 || c.DefaultQueueDepth != 50 || c.BFMinPrioReserve != 7 {
+		t.Errorf("parsed %+v", c)
+	}
+	d := DefaultConfig()
+	if d.BFInterval != 30*time.Second || d.BFResolution != time.Minute || d.BFWindow != 24*time.Hour || d.BFMaxJobTest != 500 ||
+		d.BFMaxTime != 30*time.Second || d.DefaultQueueDepth != 100 || d.BFMaxJobArrayResv != 20 {
+		t.Errorf("defaults %+v", d)
+	}
+	for _, bad := range []struct {
+		text string
+		off  int
+	}{{"bf_resolution=0", 14}, {"bf_window=x", 10}, {"bf_interval=1,bf_max_job_test=-1", 30}} {
+		_, err := ParseSchedulerParameters(DefaultConfig(), bad.text)
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.ByteOffset() != bad.off {
+			t.Errorf("%q: %v, want a ParamError at %d", bad.text, err, bad.off)
+		}
+	}
+}

@@ -1,0 +1,287 @@
+package sched
+
+import (
+	"errors"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/hostlist"
+	"github.com/nodesift/sift/select/job"
+)
+
+// yearSeconds is how long backfill and the estimates take an unlimited job
+// to run (Slurm's YEAR_SECONDS).
+const yearSeconds = 365 * 24 * 60 * 60
+
+// limitSeconds is a time limit in seconds, a year for none.
+func limitSeconds(d time.Duration) int64 {
+	if d <= 0 {
+		return yearSeconds
+	}
+	return int64(d / time.Second)
+}
+
+// detailBlocked is the state_desc _schedule() gives a job whose partition
+// has fewer available nodes than it needs.
+const detailBlocked = "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
+
+// outcome is select_nodes' answer, reduced to what the passes act on.
+type outcome uint8
+
+const (
+	started      outcome = iota
+	busy                 // ESLURM_NODES_BUSY: Resources
+	nodeNotAvail         // ESLURM_NODE_NOT_AVAIL: ReqNodeNotAvail
+	never                // ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE: BadConstraints
+	policy               // ESLURM_ACCOUNTING_POLICY
+)
+
+// MainPass is _schedule() (§3.2): records in queue order; a partition
+// whose first job cannot start for resources is blocked for the rest of
+// the pass (its nodes withheld from every later job), except that a job
+// with a node list blocks only those nodes. full is a periodic pass over
+// the whole queue; otherwise default_queue_depth bounds it. p collects what
+// happened.
+func (q *Queue) MainPass(now int64, full bool, p *Pass) {
+	if q.opt.Priority != nil {
+		q.opt.Priority.Refresh(q.pending(), now)
+	}
+	recs := q.buildQueue(now, false, false)
+	avail := q.cl.Usable.Clone()
+	failed := map[string]bool{}
+	cleared := map[string]bool{}
+	perPart := map[string]int{}
+	depth, startedCnt := 0, 0
+	p.MainExit = "end of queue"
+	for _, r := range recs {
+		e, j := r.e, r.e.j
+		if j.State != Pending || j.Priority == 0 {
+			continue
+		}
+		j.Partition = r.part
+		if q.cfg.SchedMaxJobStart > 0 && startedCnt >= q.cfg.SchedMaxJobStart {
+			p.MainExit = "sched_max_job_start"
+			break
+		}
+		if q.cfg.PartitionJobDepth > 0 {
+			perPart[r.part]++
+			if perPart[r.part] > q.cfg.PartitionJobDepth {
+				if j.Reason == ReasonNone {
+					j.setReason(ReasonPriority, "")
+				}
+				continue
+			}
+		}
+		if !full {
+			depth++
+			if depth-1 > q.cfg.DefaultQueueDepth {
+				p.MainExit = "default_queue_depth"
+				break
+			}
+		}
+		p.MainTested++
+		partNodes := q.cl.Partitions[r.part].Nodes
+		if failed[r.part] {
+			if !cleared[r.part] {
+				avail.AndNot(partNodes)
+				cleared[r.part] = true
+			}
+			if j.Reason == ReasonNone || j.Reason == ReasonResources {
+				j.setReason(ReasonPriority, "")
+			}
+			continue
+		}
+		if q.opt.Limits != nil {
+			if ok, reason, detail := q.opt.Limits.PreSelect(j, now); !ok {
+				j.setReason(reason, detail)
+				continue
+			}
+		}
+		pr := e.parts[r.part]
+		req := pr.req
+		if j.Reason == ReasonReqNodeNotAvail && req.RequiredSet != nil && !req.RequiredSet.IsEmpty() && !isSubset(req.RequiredSet, avail) {
+			continue
+		}
+		minN, _, _ := req.NodeCounts(0)
+		failByPart := false
+		if n := int(avail.AndCardinality(partNodes)); minN > n {
+			j.setReason(ReasonResources, detailBlocked)
+			failByPart = true
+		} else {
+			out := q.startNow(e, r.part, avail, now)
+			switch out {
+			case started:
+				startedCnt++
+				p.Started = append(p.Started, j.ID)
+				continue
+			case busy:
+				failByPart = true
+			case policy:
+				failByPart = q.cfg.AssocLimitStop
+			}
+			if req.RequiredSet != nil && int(req.RequiredSet.GetCardinality()) >= minN && !req.RequiredSet.IsEmpty() {
+				// Only the job's own nodes are withheld.
+				failByPart = false
+				avail.AndNot(req.RequiredSet)
+			}
+			if failByPart && q.cfg.BFMinAgeReserve > 0 {
+				if j.Eligible == 0 || time.Duration(now-j.Eligible)*time.Second < q.cfg.BFMinAgeReserve {
+					failByPart = false
+				}
+			}
+			if failByPart && q.cfg.BFMinPrioReserve > 0 && j.Priority < q.cfg.BFMinPrioReserve {
+				failByPart = false
+			}
+		}
+		if failByPart {
+			failed[r.part] = true
+			cleared[r.part] = true
+			avail.AndNot(partNodes)
+		}
+	}
+}
+
+// pending lists the pending jobs.
+func (q *Queue) pending() []*Job {
+	var out []*Job
+	for _, id := range q.ids {
+		if j := q.jobs[id].j; j.State == Pending {
+			out = append(out, j)
+		}
+	}
+	return out
+}
+
+func isSubset(a, b *roaring.Bitmap) bool {
+	return a.AndCardinality(b) == a.GetCardinality()
+}
+
+// startNow is select_nodes() in run-now mode on the nodes of avail: it
+// starts the job or sets its reason.
+func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64) outcome {
+	j := e.j
+	pr := e.parts[part]
+	if pr.err != nil {
+		j.setReason(ReasonBadConstraints, "")
+		return never
+	}
+	req := pr.req
+	use := roaring.And(pr.cands, avail)
+	if req.RequiredSet != nil && !req.RequiredSet.IsEmpty() {
+		if !isSubset(req.RequiredSet, pr.cands) {
+			j.setReason(ReasonBadConstraints, "")
+			return never
+		}
+		if !isSubset(req.RequiredSet, use) {
+			j.setReason(ReasonReqNodeNotAvail, q.unavailDetail(req.RequiredSet, part, avail))
+			return nodeNotAvail
+		}
+	}
+	a, err := q.plugin.Select(req, use, job.RunNow, now)
+	if err != nil {
+		if errors.Is(err, job.ErrNever) {
+			if _, terr := q.plugin.Select(req, pr.cands.Clone(), job.TestOnly, now); terr != nil {
+				j.setReason(ReasonBadConstraints, "")
+				return never
+			}
+		}
+		j.setReason(ReasonResources, "")
+		return busy
+	}
+	if q.opt.Limits != nil {
+		if ok, reason, detail := q.opt.Limits.PostSelect(j, a, now); !ok {
+			j.setReason(reason, detail)
+			return policy
+		}
+	}
+	if err := q.begin(e, part, a, now); err != nil {
+		j.setReason(ReasonResources, "")
+		return busy
+	}
+	return started
+}
+
+// begin records that e's job starts on a at now.
+func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error {
+	j := e.j
+	req := e.parts[part].req
+	a.Start = now
+	if err := q.plugin.Begin(req, a); err != nil {
+		return err
+	}
+	for _, v := range a.Preempted {
+		// The select plugin removed the victims; preemption modes are not
+		// modelled yet, so a victim is cancelled.
+		if ve, ok := q.jobs[v]; ok && ve.j.State == Running {
+			ve.j.State, ve.j.End = Cancelled, now
+		}
+	}
+	j.State, j.Partition, j.Start, j.Alloc = Running, part, now, a
+	j.End = now + limitSeconds(req.TimeLimit)
+	j.Nodes, j.PlannedNodes = a.Nodes.Clone(), nil
+	j.setReason(ReasonNone, "")
+	if q.opt.Limits != nil {
+		q.opt.Limits.Begin(j, now)
+	}
+	return nil
+}
+
+// unavailDetail is select_nodes' state_desc for ESLURM_NODE_NOT_AVAIL: the
+// required nodes of the partition that are down, else a note that they
+// may be reserved.
+func (q *Queue) unavailDetail(required *roaring.Bitmap, part string, avail *roaring.Bitmap) string {
+	un := roaring.And(required, q.cl.Partitions[part].Nodes)
+	un.AndNot(avail)
+	un.And(q.cl.Down)
+	if un.IsEmpty() {
+		return "ReqNodeNotAvail, May be reserved for other job"
+	}
+	var names []string
+	it := un.Iterator()
+	for it.HasNext() {
+		if nd, ok := q.cl.Snap.Node(it.Next()); ok {
+			names = append(names, nd.Name)
+		}
+	}
+	return "ReqNodeNotAvail, UnavailableNodes:" + hostlist.Compress(hostlist.Slurm, names)
+}
+
+// estimateStarts is sched/builtin's _compute_start_times (§3.3): a will-run
+// estimate per job in queue order, pushed past the last estimated job's end
+// when its nodes overlap nodes already promised.
+func (q *Queue) estimateStarts(now int64) {
+	recs := q.buildQueue(now, true, false)
+	promised := roaring.New()
+	lastAlloc := now - 1
+	cnt := 0
+	for _, r := range recs {
+		e, j := r.e, r.e.j
+		if j.State != Pending || r.part != j.Partition {
+			continue
+		}
+		cnt++
+		if cnt-1 > q.cfg.BuiltinMaxJobTest {
+			break
+		}
+		pr := e.parts[r.part]
+		if pr.err != nil {
+			continue
+		}
+		pc := q.opt.Partitions[r.part]
+		minN, _, _ := pr.req.NodeCounts(0)
+		if pc.MaxNodes > 0 && max(minN, pc.MinNodes) > pc.MaxNodes {
+			continue
+		}
+		a, err := q.plugin.Select(pr.req, pr.cands.Clone(), job.WillRun, now)
+		if err != nil {
+			continue
+		}
+		start := a.Start
+		if promised.Intersects(a.Nodes) && start <= lastAlloc {
+			start = lastAlloc
+		}
+		j.Start = start
+		promised.Or(a.Nodes)
+		lastAlloc = start + limitSeconds(pr.req.TimeLimit)
+	}
+}

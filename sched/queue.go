@@ -1,0 +1,594 @@
+package sched
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/compiler"
+	"github.com/nodesift/sift/select/candidate"
+	"github.com/nodesift/sift/select/job"
+	"github.com/nodesift/sift/vm"
+)
+
+// PartitionState is a partition's State= in slurm.conf.
+type PartitionState uint8
+
+// Partition states.
+const (
+	// PartUp schedules and accepts jobs; PartDrain schedules but accepts
+	// none; PartDown accepts but does not schedule; PartInactive neither.
+	PartUp PartitionState = iota
+	PartDrain
+	PartDown
+	PartInactive
+)
+
+// Partition is the scheduling part of a partition's configuration; its
+// nodes, sharing and PriorityTier are in the select cluster.
+type Partition struct {
+	State PartitionState
+	// MaxTime and DefaultTime are MaxTime= and DefaultTime= (0: none).
+	MaxTime, DefaultTime time.Duration
+	// MinNodes and MaxNodes are MinNodes= and MaxNodes= (0: none).
+	MinNodes, MaxNodes int
+}
+
+// Options configures a Queue.
+type Options struct {
+	// Cluster and Plugin are the nodes and the select plugin over them.
+	Cluster *job.Cluster
+	Plugin  job.Plugin
+	// Scheduler is the scheduler plugin (Builtin, Backfill or External);
+	// nil means Builtin.
+	Scheduler Scheduler
+	// Config holds the SchedulerParameters knobs.
+	Config Config
+	// Partitions holds each partition's scheduling settings; a partition
+	// not listed is up with no limits.
+	Partitions map[string]Partition
+	// DefMemPerCPU and MaxMemPerCPU are the cluster's memory defaults
+	// (slurm.conf), applied per partition as slurmctld does.
+	DefMemPerCPU, MaxMemPerCPU uint64
+	// Limits and Priority are the optional hooks.
+	Limits   Limits
+	Priority Priority
+}
+
+// Queue is the controller's job table: every job, the select plugin
+// holding the running ones, and the scheduler that runs the passes.
+type Queue struct {
+	opt    Options
+	cl     *job.Cluster
+	plugin job.Plugin
+	sched  Scheduler
+	cfg    Config
+	jobs   map[uint32]*entry
+	ids    []uint32 // in submit order
+	// lowest is job_mgr.c's lowest_prio: the lowest priority given.
+	lowest uint32
+}
+
+// entry is a job with what the queue derives from it once.
+type entry struct {
+	j     *Job
+	progs []*vm.Program
+	parts map[string]*partReq
+}
+
+// partReq is a job's request in one partition and the candidates the chain
+// gives it there (nil when the partition refuses it).
+type partReq struct {
+	req   *job.Request
+	cands *roaring.Bitmap
+	chain *candidate.Result
+	err   error
+}
+
+// Errors of the queue's API (the seed's errno values as typed errors).
+var (
+	// ErrDuplicateJob is a job id already in the queue.
+	ErrDuplicateJob = errors.New("duplicate job id")
+	// ErrNoJob is a job id the queue does not hold.
+	ErrNoJob = errors.New("no such job")
+	// ErrInvalidJob is a job record the queue cannot accept.
+	ErrInvalidJob = errors.New("invalid job")
+	// ErrNotPending is an operation on a job that is not pending.
+	ErrNotPending = errors.New("job is not pending")
+)
+
+// JobError says which job a queue error concerns.
+type JobError struct {
+	Job uint32
+	Err error
+}
+
+// Error names the job and the problem.
+func (e *JobError) Error() string { return fmt.Sprintf("job %d: %v", e.Job, e.Err) }
+
+// Unwrap returns the problem.
+func (e *JobError) Unwrap() error { return e.Err }
+
+// NewQueue makes an empty queue over opt.Cluster and opt.Plugin.
+func NewQueue(opt Options) *Queue {
+	if opt.Scheduler == nil {
+		opt.Scheduler = Builtin{}
+	}
+	return &Queue{opt: opt, cl: opt.Cluster, plugin: opt.Plugin, sched: opt.Scheduler, cfg: opt.Config, jobs: map[uint32]*entry{}, lowest: topPriority}
+}
+
+// Config is the queue's current configuration.
+func (q *Queue) Config() Config { return q.cfg }
+
+// Reconfigure replaces the knobs and tells the scheduler (Reconfig).
+func (q *Queue) Reconfigure(c Config) error {
+	q.cfg = c
+	return q.sched.Reconfig(q)
+}
+
+// Job returns job id.
+func (q *Queue) Job(id uint32) (*Job, bool) {
+	e, ok := q.jobs[id]
+	if !ok {
+		return nil, false
+	}
+	return e.j, true
+}
+
+// Jobs returns every job in submit order.
+func (q *Queue) Jobs() []*Job {
+	out := make([]*Job, 0, len(q.ids))
+	for _, id := range q.ids {
+		out = append(out, q.jobs[id].j)
+	}
+	return out
+}
+
+func (q *Queue) fail(id uint32, format string, args ...any) error {
+	return &JobError{Job: id, Err: fmt.Errorf("%w: %s", ErrInvalidJob, fmt.Sprintf(format, args...))}
+}
+
+// add checks j and derives its per-partition requests.
+func (q *Queue) add(j *Job) (*entry, error) {
+	if _, dup := q.jobs[j.ID]; dup {
+		return nil, &JobError{Job: j.ID, Err: ErrDuplicateJob}
+	}
+	if j.ID == 0 {
+		return nil, q.fail(j.ID, "job id 0")
+	}
+	if j.Request == nil {
+		return nil, q.fail(j.ID, "no resource request")
+	}
+	if len(j.Partitions) == 0 {
+		return nil, q.fail(j.ID, "no partition")
+	}
+	e := &entry{j: j, parts: map[string]*partReq{}}
+	for _, c := range j.Request.Constraints {
+		prog, err := compiler.Compile(compiler.Lang(c.Lang), c.Text)
+		if err != nil {
+			return nil, &JobError{Job: j.ID, Err: fmt.Errorf("%w: constraint %q: %w", ErrInvalidJob, c.Text, err)}
+		}
+		e.progs = append(e.progs, prog)
+	}
+	if err := j.Request.Resolve(q.cl); err != nil {
+		return nil, &JobError{Job: j.ID, Err: fmt.Errorf("%w: %w", ErrInvalidJob, err)}
+	}
+	for _, p := range j.Partitions {
+		if q.cl.Partitions[p] == nil {
+			return nil, q.fail(j.ID, "unknown partition %q", p)
+		}
+		if _, dup := e.parts[p]; dup {
+			return nil, q.fail(j.ID, "partition %q listed twice", p)
+		}
+		rq := *j.Request
+		rq.ID, rq.Partition, rq.Priority = j.ID, p, j.Priority
+		rq.TimeLimit = q.timeLimit(j, p)
+		rq.ApplyMemoryPolicy(q.cl, q.opt.DefMemPerCPU, q.opt.MaxMemPerCPU)
+		pr := &partReq{req: &rq}
+		pr.chain, pr.err = candidate.Build(candidate.Input{Cluster: q.cl, Request: &rq, Programs: e.progs})
+		if pr.err == nil {
+			pr.cands = pr.chain.Candidates
+		}
+		e.parts[p] = pr
+	}
+	return e, nil
+}
+
+// timeLimit is the limit job j runs with in partition p: its own, else
+// the partition's DefaultTime, else its MaxTime, else none.
+func (q *Queue) timeLimit(j *Job, p string) time.Duration {
+	if j.TimeLimit != 0 {
+		return j.TimeLimit
+	}
+	pc := q.opt.Partitions[p]
+	if pc.DefaultTime > 0 {
+		return pc.DefaultTime
+	}
+	if pc.MaxTime > 0 {
+		return pc.MaxTime
+	}
+	return job.Unlimited
+}
+
+// Submit adds a pending job at now. A job without a priority (0, not Held)
+// gets the Priority hook's, else the scheduler's InitialPriority; the
+// Limits hook may refuse it.
+func (q *Queue) Submit(j *Job, held bool, now int64) error {
+	if j.Priority == 0 && !held {
+		p := q.sched.InitialPriority(q.lowest)
+		if q.opt.Priority != nil {
+			p = q.opt.Priority.Set(j, p, now)
+		}
+		j.Priority = p
+	}
+	if held {
+		j.Priority = 0
+	}
+	j.State, j.Start, j.End, j.Nodes = Pending, 0, 0, nil
+	if len(j.Partitions) > 0 {
+		j.Partition = j.Partitions[0]
+	}
+	if j.Submit == 0 {
+		j.Submit = now
+	}
+	if q.opt.Limits != nil {
+		if err := q.opt.Limits.Validate(j); err != nil {
+			return &JobError{Job: j.ID, Err: err}
+		}
+	}
+	e, err := q.add(j)
+	if err != nil {
+		return err
+	}
+	q.insert(e)
+	q.sched.JobIsPending(q)
+	return nil
+}
+
+func (q *Queue) insert(e *entry) {
+	q.jobs[e.j.ID] = e
+	q.ids = append(q.ids, e.j.ID)
+	if p := e.j.Priority; p > 0 && p < q.lowest {
+		q.lowest = p
+	}
+}
+
+// AddRunning records a job that is already running: j.Partition, j.Start,
+// j.End and j.Nodes must be set. The select plugin gets it on exactly those
+// nodes (with the resources its request asks for on each).
+func (q *Queue) AddRunning(j *Job) error {
+	if j.Partition == "" && len(j.Partitions) > 0 {
+		j.Partition = j.Partitions[0]
+	}
+	if len(j.Partitions) == 0 && j.Partition != "" {
+		j.Partitions = []string{j.Partition}
+	}
+	if j.Nodes == nil || j.Nodes.IsEmpty() {
+		return q.fail(j.ID, "a running job needs its nodes")
+	}
+	if j.End <= j.Start {
+		return q.fail(j.ID, "a running job needs an end after its start")
+	}
+	e, err := q.add(j)
+	if err != nil {
+		return err
+	}
+	pr := e.parts[j.Partition]
+	if pr == nil {
+		return q.fail(j.ID, "partition %q is not among the job's", j.Partition)
+	}
+	rq := *pr.req
+	rq.RequiredSet = j.Nodes
+	rq.MinNodes = int(j.Nodes.GetCardinality())
+	rq.ReqNodes, rq.MaxNodes = rq.MinNodes, rq.MinNodes
+	rq.TimeLimit = time.Duration(j.End-j.Start) * time.Second
+	a, err := q.plugin.Select(&rq, j.Nodes.Clone(), job.RunNow, j.Start)
+	if err != nil {
+		return &JobError{Job: j.ID, Err: fmt.Errorf("%w: does not fit on its nodes: %w", ErrInvalidJob, err)}
+	}
+	a.Start = j.Start
+	if err := q.plugin.Begin(&rq, a); err != nil {
+		return &JobError{Job: j.ID, Err: err}
+	}
+	j.State, j.Alloc = Running, a
+	j.setReason(ReasonNone, "")
+	q.insert(e)
+	return nil
+}
+
+// Finish ends running job id at now in state st (Completed, Failed,
+// Cancelled or Timeout); a pending job may be Cancelled.
+func (q *Queue) Finish(id uint32, st State, now int64) error {
+	e, ok := q.jobs[id]
+	if !ok {
+		return &JobError{Job: id, Err: ErrNoJob}
+	}
+	if !st.Finished() {
+		return q.fail(id, "state %s is not a finished state", st)
+	}
+	j := e.j
+	switch j.State {
+	case Running:
+		if err := q.plugin.Fini(id); err != nil {
+			return &JobError{Job: id, Err: err}
+		}
+		if q.opt.Limits != nil {
+			q.opt.Limits.End(j, now)
+		}
+	case Pending:
+		if st != Cancelled {
+			return &JobError{Job: id, Err: ErrNotPending}
+		}
+		j.Start = now
+	default:
+		return &JobError{Job: id, Err: fmt.Errorf("already %s", j.State)}
+	}
+	j.State, j.End = st, now
+	j.setReason(ReasonNone, "")
+	return nil
+}
+
+// Release sets a pending job's priority (releasing a held one) and, when
+// nodes is not empty, the nodes it must run on: how an external scheduler
+// starts a job.
+func (q *Queue) Release(id uint32, priority uint32, nodes *roaring.Bitmap) error {
+	e, ok := q.jobs[id]
+	if !ok {
+		return &JobError{Job: id, Err: ErrNoJob}
+	}
+	if e.j.State != Pending {
+		return &JobError{Job: id, Err: ErrNotPending}
+	}
+	e.j.Priority = priority
+	for _, pr := range e.parts {
+		pr.req.Priority = priority
+		if nodes != nil && !nodes.IsEmpty() {
+			pr.req.RequiredSet = nodes.Clone()
+			if n := int(nodes.GetCardinality()); pr.req.MinNodes < n {
+				pr.req.MinNodes = n
+			}
+		}
+	}
+	if e.j.Reason == ReasonHeld || e.j.Reason == ReasonHeldUser {
+		e.j.setReason(ReasonNone, "")
+	}
+	return nil
+}
+
+// record is one queue record: a job in one partition (§3.1).
+type record struct {
+	e    *entry
+	part string
+	tier uint32
+	prio uint32
+}
+
+// buildQueue is build_job_queue: every pending job that is runnable
+// (held, dependency and begin-time tests) gets one record per partition
+// that passes job_limits_check, sorted in sort_job_queue2's order.
+func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
+	var out []record
+	for _, id := range q.ids {
+		e := q.jobs[id]
+		j := e.j
+		if j.State != Pending {
+			continue
+		}
+		if clearStart {
+			j.Start = 0
+		}
+		if !q.runnable1(e, now) {
+			continue
+		}
+		for _, p := range j.Partitions {
+			if !q.runnable2(e, p, backfill) {
+				continue
+			}
+			out = append(out, record{e: e, part: p, tier: q.cl.Partitions[p].PriorityTier, prio: j.Priority})
+		}
+	}
+	sortQueue(out)
+	return out
+}
+
+// sortQueue is sort_job_queue2 (§3.1) without expedited requeue,
+// preemption, reservations and arrays, which sift does not model yet:
+// higher partition PriorityTier, higher priority, earlier submit, lower id.
+func sortQueue(rs []record) {
+	slices.SortStableFunc(rs, func(a, b record) int {
+		if c := cmp.Compare(b.tier, a.tier); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(b.prio, a.prio); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.e.j.Submit, b.e.j.Submit); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.e.j.ID, b.e.j.ID)
+	})
+}
+
+// runnable1 is _job_runnable_test1 with job_independent: held jobs,
+// dependencies and the begin time.
+func (q *Queue) runnable1(e *entry, now int64) bool {
+	j := e.j
+	if j.Priority == 0 {
+		if j.Reason != ReasonBadConstraints && j.Reason != ReasonHeld && j.Reason != ReasonHeldUser {
+			if j.HeldByUser {
+				j.setReason(ReasonHeldUser, "")
+			} else {
+				j.setReason(ReasonHeld, "")
+			}
+		}
+		return false
+	}
+	if j.Reason == ReasonHeld || j.Reason == ReasonHeldUser || j.Reason == ReasonDepInvalid {
+		if j.Reason != ReasonDepInvalid {
+			// Released: the hold no longer applies.
+			j.setReason(ReasonNone, "")
+		} else {
+			return false
+		}
+	}
+	switch q.dependencies(e) {
+	case depWait:
+		// Eligibility restarts once the dependency is met.
+		j.Eligible = 0
+		j.setReason(ReasonDependency, "")
+		return false
+	case depFailed:
+		j.setReason(ReasonDepInvalid, "")
+		return false
+	}
+	if j.Reason == ReasonDependency {
+		j.setReason(ReasonNone, "")
+	}
+	if j.Begin > now {
+		j.setReason(ReasonBeginTime, "")
+		return false
+	}
+	if j.Eligible == 0 {
+		j.Eligible = now
+	} else if j.Reason == ReasonBeginTime {
+		j.setReason(ReasonNone, "")
+	}
+	return true
+}
+
+// runnable2 is _job_runnable_test2 (job_limits_check) for partition p:
+// partition time and node limits, then its state. minTime tests the job's
+// TimeMin instead of its limit (backfill).
+func (q *Queue) runnable2(e *entry, p string, minTime bool) bool {
+	j := e.j
+	pc := q.opt.Partitions[p]
+	pr := e.parts[p]
+	r := ReasonNone
+	limit := j.TimeLimit
+	if minTime && j.TimeMin > 0 {
+		limit = j.TimeMin
+	}
+	minN, _, _ := pr.req.NodeCounts(0)
+	switch {
+	case pc.MaxTime > 0 && (limit == job.Unlimited || limit > pc.MaxTime):
+		r = ReasonPartTimeLimit
+	case pc.MaxNodes > 0 && minN > pc.MaxNodes, pc.MinNodes > 0 && pr.req.MaxNodes > 0 && pr.req.MaxNodes < pc.MinNodes:
+		r = ReasonPartNodeLimit
+	case pc.State == PartDown:
+		r = ReasonPartDown
+	case pc.State == PartInactive:
+		r = ReasonPartInactive
+	}
+	if r != j.Reason && (r != ReasonNone || j.Reason.isPartReason()) {
+		j.setReason(r, "")
+	}
+	return r == ReasonNone
+}
+
+// depResult is test_job_dependency's answer.
+type depResult uint8
+
+const (
+	depNone depResult = iota
+	depWait
+	depFailed
+)
+
+type depState uint8
+
+const (
+	depUnfulfilled depState = iota
+	depFulfilled
+	depFailedState
+)
+
+// dependencies is test_job_dependency for e's job.
+func (q *Queue) dependencies(e *entry) depResult {
+	j := e.j
+	if len(j.Deps) == 0 {
+		return depNone
+	}
+	if len(j.depState) != len(j.Deps) {
+		j.depState = make([]depState, len(j.Deps))
+	}
+	anyFulfilled, anyUnfulfilled, anyFailed := false, false, false
+	for i, d := range j.Deps {
+		if j.depState[i] == depUnfulfilled {
+			j.depState[i] = q.testDependency(j, d)
+		}
+		switch j.depState[i] {
+		case depFulfilled:
+			anyFulfilled = true
+		case depUnfulfilled:
+			anyUnfulfilled = true
+		case depFailedState:
+			anyFailed = true
+		}
+	}
+	if j.DepsAny {
+		switch {
+		case anyFulfilled:
+			return depNone
+		case !anyUnfulfilled:
+			return depFailed
+		}
+		return depWait
+	}
+	switch {
+	case anyFailed:
+		return depFailed
+	case anyUnfulfilled:
+		return depWait
+	}
+	return depNone
+}
+
+// testDependency is _test_job_dependency_common for one term.
+func (q *Queue) testDependency(j *Job, d Dependency) depState {
+	if d.Kind == Singleton {
+		for _, id := range q.ids {
+			o := q.jobs[id].j
+			if o == j || o.User != j.User || o.Name != j.Name {
+				continue
+			}
+			if o.State == Running || (o.State == Pending && o.ID < j.ID) {
+				return depUnfulfilled
+			}
+		}
+		return depFulfilled
+	}
+	de, ok := q.jobs[d.Job]
+	if !ok {
+		// The job is gone: the dependency is lifted.
+		return depFulfilled
+	}
+	o := de.j
+	done := o.State.Finished()
+	ok0 := o.State == Completed
+	switch d.Kind {
+	case After:
+		if o.State != Pending {
+			return depFulfilled
+		}
+	case AfterAny:
+		if done {
+			return depFulfilled
+		}
+	case AfterOK:
+		if done && ok0 {
+			return depFulfilled
+		} else if done {
+			return depFailedState
+		}
+	case AfterNotOK:
+		if done && !ok0 {
+			return depFulfilled
+		} else if done {
+			return depFailedState
+		}
+	}
+	return depUnfulfilled
+}

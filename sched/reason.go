@@ -1,0 +1,65 @@
+package sched
+
+// Reason is why a job is pending: Slurm's enum job_state_reason, with the
+// strings of src/common/job_state_reason.c that squeue prints.
+type Reason uint8
+
+// Pending reasons sift sets. The string of each is Slurm's.
+const (
+	ReasonNone            Reason = iota // None
+	ReasonPriority                      // Priority
+	ReasonDependency                    // Dependency
+	ReasonResources                     // Resources
+	ReasonPartNodeLimit                 // PartitionNodeLimit
+	ReasonPartTimeLimit                 // PartitionTimeLimit
+	ReasonPartDown                      // PartitionDown
+	ReasonPartInactive                  // PartitionInactive
+	ReasonHeld                          // JobHeldAdmin
+	ReasonHeldUser                      // JobHeldUser
+	ReasonBeginTime                     // BeginTime
+	ReasonReservation                   // Reservation
+	ReasonReqNodeNotAvail               // ReqNodeNotAvail
+	ReasonBadConstraints                // BadConstraints
+	ReasonDepInvalid                    // DependencyNeverSatisfied
+	ReasonPartConfig                    // PartitionConfig
+	ReasonAccountPolicy                 // AccountingPolicy
+	reasonCount
+)
+
+var reasonNames = [reasonCount]string{
+	ReasonNone:            "None",
+	ReasonPriority:        "Priority",
+	ReasonDependency:      "Dependency",
+	ReasonResources:       "Resources",
+	ReasonPartNodeLimit:   "PartitionNodeLimit",
+	ReasonPartTimeLimit:   "PartitionTimeLimit",
+	ReasonPartDown:        "PartitionDown",
+	ReasonPartInactive:    "PartitionInactive",
+	ReasonHeld:            "JobHeldAdmin",
+	ReasonHeldUser:        "JobHeldUser",
+	ReasonBeginTime:       "BeginTime",
+	ReasonReservation:     "Reservation",
+	ReasonReqNodeNotAvail: "ReqNodeNotAvail",
+	ReasonBadConstraints:  "BadConstraints",
+	ReasonDepInvalid:      "DependencyNeverSatisfied",
+	ReasonPartConfig:      "PartitionConfig",
+	ReasonAccountPolicy:   "AccountingPolicy",
+}
+
+// String is Slurm's name of the reason, as squeue prints it.
+func (r Reason) String() string {
+	if r < reasonCount {
+		return reasonNames[r]
+	}
+	return "Unknown"
+}
+
+// isPartReason is Slurm's JSR_PART flag: reasons job_limits_check sets
+// from the partition, which a later check may clear.
+func (r Reason) isPartReason() bool {
+	switch r {
+	case ReasonPartNodeLimit, ReasonPartTimeLimit, ReasonPartDown, ReasonPartInactive:
+		return true
+	}
+	return false
+}
