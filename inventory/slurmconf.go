@@ -47,6 +47,8 @@ type Cluster struct {
 	SelectTypeParameters string `json:"select_type_parameters,omitempty"`
 	DefMemPerCPU         uint64 `json:"def_mem_per_cpu,omitempty"`
 	MaxMemPerCPU         uint64 `json:"max_mem_per_cpu,omitempty"`
+	// SchedulerParameters is slurm.conf's, as written.
+	SchedulerParameters string `json:"scheduler_parameters,omitempty"`
 }
 
 // maxIncludeDepth bounds Include nesting, so an Include cycle fails cleanly.
@@ -362,7 +364,8 @@ func (p *confParser) lineValues(l confLine, known map[string]bool) map[string]co
 }
 
 func (p *confParser) build() (*Cluster, error) {
-	c := &Cluster{ExtraConstraints: p.extra, SelectType: p.globals["selecttype"], SelectTypeParameters: p.globals["selecttypeparameters"]}
+	c := &Cluster{ExtraConstraints: p.extra, SelectType: p.globals["selecttype"], SelectTypeParameters: p.globals["selecttypeparameters"],
+		SchedulerParameters: p.globals["schedulerparameters"]}
 	// Unreadable memory defaults are left unset, as the other global keys
 	// sift does not use are.
 	c.DefMemPerCPU, _ = strconv.ParseUint(p.globals["defmempercpu"], 10, 64)

@@ -299,6 +299,20 @@ func (q *Queue) AddRunning(j *Job) error {
 	return nil
 }
 
+// AddFinished records a job that has ended (j.State a finished state), so
+// that dependencies on it resolve.
+func (q *Queue) AddFinished(j *Job) error {
+	if !j.State.Finished() {
+		return q.fail(j.ID, "state %s is not a finished state", j.State)
+	}
+	e, err := q.add(j)
+	if err != nil {
+		return err
+	}
+	q.insert(e)
+	return nil
+}
+
 // Finish ends running job id at now in state st (Completed, Failed,
 // Cancelled or Timeout); a pending job may be Cancelled.
 func (q *Queue) Finish(id uint32, st State, now int64) error {

@@ -1,0 +1,19 @@
+package main
+
+import "testing"
+
+func TestScheduleGolden(t *testing.T) {
+	const conf = "testdata/schedule/cluster.conf"
+	const jobs = "testdata/schedule/jobs.json"
+	at := "2026-11-25T09:30:00Z"
+	runGolden(t, "schedule", []cliCase{
+		{"backfill", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at}},
+		{"builtin", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--policy", "builtin"}},
+		{"linear-json", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--plugin", "linear", "--output", "json"}},
+		{"knob-flag", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--bf-max-job-test", "1"}},
+		{"bad-knob", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--bf-resolution", "0"}},
+		{"unknown-key", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/bad.json", "--at", at}},
+		{"unknown-policy", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--policy", "fifo"}},
+		{"missing-jobs", []string{"schedule", "--nodes", conf}},
+	}, nil)
+}
