@@ -1,0 +1,261 @@
+package sched
+
+import (
+	"cmp"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/select/constres"
+	"github.com/nodesift/sift/select/job"
+	"github.com/nodesift/sift/select/linear"
+)
+
+// byteGen draws small numbers from fuzz input; past its end it gives zeros.
+type byteGen struct {
+	b []byte
+	i int
+}
+
+func (g *byteGen) n(k int) int {
+	if k <= 1 {
+		return 0
+	}
+	v := 0
+	if g.i < len(g.b) {
+		v = int(g.b[g.i])
+		g.i++
+	}
+	return v % k
+}
+
+func (g *byteGen) bool() bool { return g.n(2) == 1 }
+
+// fuzzWorld is a random cluster and job stream built from fuzz input.
+type fuzzWorld struct {
+	q     *Queue
+	cl    *job.Cluster
+	parts []string
+	cfg   Config
+}
+
+func newFuzzWorld(t *testing.T, g *byteGen) *fuzzWorld {
+	nNodes := 2 + g.n(11)
+	nParts := 1 + g.n(3)
+	var parts []string
+	for i := 0; i < nParts; i++ {
+		parts = append(parts, fmt.Sprintf("p%d", i))
+	}
+	var nodes []index.Node
+	for i := 0; i < nNodes; i++ {
+		nd := index.Node{Name: fmt.Sprintf("n%d", i+1), CPUs: 1 + g.n(8), MemoryMB: 1000}
+		for _, p := range parts {
+			if g.n(3) > 0 {
+				nd.Partitions = append(nd.Partitions, p)
+			}
+		}
+		if len(nd.Partitions) == 0 {
+			nd.Partitions = []string{parts[0]}
+		}
+		switch g.n(12) {
+		case 0:
+			nd.State = "down"
+		case 1:
+			nd.State = "drain"
+		}
+		nodes = append(nodes, nd)
+	}
+	snap, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := job.NewCluster(snap)
+	for _, p := range parts {
+		if cp := cl.Partitions[p]; cp != nil {
+			cp.PriorityTier = uint32(g.n(2))
+		}
+	}
+	var plugin job.Plugin = linear.New(cl, linear.Config{})
+	if g.bool() {
+		plugin = constres.New(cl, constres.Config{})
+	}
+	cfg := DefaultConfig()
+	cfg.BFResolution = time.Duration(1+g.n(120)) * time.Second
+	cfg.BFWindow = time.Duration(30+g.n(300)) * time.Minute
+	if g.bool() {
+		cfg.BFPlanIgnoresConstraints = true
+	}
+	var s Scheduler = Backfill{}
+	if g.n(4) == 0 {
+		s = Builtin{}
+	}
+	var used []string
+	for _, p := range parts {
+		if cl.Partitions[p] != nil {
+			used = append(used, p)
+		}
+	}
+	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: s, Config: cfg})
+	return &fuzzWorld{q: q, cl: cl, parts: used, cfg: cfg}
+}
+
+func (w *fuzzWorld) submit(t *testing.T, g *byteGen, id uint32, now int64) {
+	req := &job.Request{MinNodes: 1 + g.n(3), TimeLimit: time.Duration(1+g.n(120)) * time.Minute}
+	if g.bool() {
+		req.NTasks = req.MinNodes + g.n(4)
+	}
+	if g.n(5) == 0 {
+		req.Required = fmt.Sprintf("n%d", 1+g.n(int(w.cl.N)))
+	}
+	if g.n(4) == 0 {
+		req.Constraints = []job.Constraint{{Lang: "slurm", Text: "a=1"}}
+	}
+	if g.n(3) == 0 {
+		req.Exclusive = true
+	}
+	j := &Job{ID: id, User: fmt.Sprintf("u%d", g.n(3)), Name: fmt.Sprintf("n%d", g.n(3)), Partitions: []string{w.parts[g.n(len(w.parts))]},
+		Priority: uint32(1 + g.n(50)), TimeLimit: req.TimeLimit, Request: req}
+	if id > 1 && g.n(4) == 0 {
+		j.Deps = []Dependency{{Kind: DepKind(g.n(5)), Job: uint32(1 + g.n(int(id-1)))}}
+		if j.Deps[0].Kind == Singleton {
+			j.Deps[0].Job = 0
+		}
+	}
+	if err := w.q.Submit(j, g.n(10) == 0, now); err != nil {
+		t.Fatalf("submit %d: %v", id, err)
+	}
+}
+
+// queueBefore reports whether a comes before b in sort_job_queue2's order
+// (single-partition jobs).
+func (w *fuzzWorld) queueBefore(a, b *Job) bool {
+	ta, tb := w.cl.Partitions[a.Partitions[0]].PriorityTier, w.cl.Partitions[b.Partitions[0]].PriorityTier
+	if c := cmp.Or(cmp.Compare(tb, ta), cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID)); c != 0 {
+		return c < 0
+	}
+	return false
+}
+
+// check asserts the invariants after a pass: no node over its CPUs, every
+// pending job has a reason (after the main pass: backfill's own queue
+// build clears the Dependency reason of a job whose dependency a job just
+// started fulfilled, and leaves it None until the next main pass, as
+// job_independent does in Slurm), and no job backfilled in this pass
+// overlaps the reservation of a job ahead of it in the queue unless it
+// ends by then. Only reservations inside the map are protected: the map
+// ends at now+bf_window rounded down to bf_resolution, while a job may be
+// reserved up to now+bf_window unrounded, as in backfill.c, where
+// _add_reservation then finds no slot to take the nodes from.
+func (w *fuzzWorld) check(t *testing.T, now int64, reasons bool, backfilled []uint32) {
+	used := make([]int, w.cl.N)
+	for _, j := range w.q.Jobs() {
+		switch j.State {
+		case Running:
+			for _, na := range j.Alloc.PerNode {
+				used[na.ID] += na.CPUs
+				if !w.cl.Usable.Contains(na.ID) || !w.cl.Partitions[j.Partition].Nodes.Contains(na.ID) {
+					t.Fatalf("job %d runs on unusable or foreign node %d", j.ID, na.ID)
+				}
+			}
+		case Pending:
+			if reasons && j.Reason == ReasonNone {
+				t.Fatalf("at %d pending job %d has no reason (priority %d, deps %v, partition %s, begin %d, request %+v)", now, j.ID, j.Priority, j.Deps, j.Partition, j.Begin, *j.Request)
+			}
+		}
+	}
+	for id, u := range used {
+		if u > w.cl.CPUs[id] {
+			t.Fatalf("node %d holds %d CPUs of %d", id, u, w.cl.CPUs[id])
+		}
+	}
+	res := int64(w.cfg.BFResolution / time.Second)
+	windowEnd := (now + int64(w.cfg.BFWindow/time.Second)) / res * res
+	for _, r := range w.q.Jobs() {
+		if r.State != Pending || r.PlannedNodes == nil || r.Start <= now || r.Start/res*res >= windowEnd {
+			continue
+		}
+		for _, bid := range backfilled {
+			b, _ := w.q.Job(bid)
+			if w.queueBefore(r, b) && b.Nodes.Intersects(r.PlannedNodes) && b.End > r.Start {
+				t.Fatalf("backfilled job %d (ends %d) takes nodes reserved for job %d from %d", b.ID, b.End, r.ID, r.Start)
+			}
+		}
+	}
+}
+
+// FuzzSchedulePasses runs random job streams through several passes on
+// random clusters and checks the invariants after each.
+func FuzzSchedulePasses(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte("\x05\x02\x07\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"))
+	f.Add([]byte("backfill reserves the head job while short jobs fill the holes"))
+	f.Add([]byte{10, 2, 1, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 1, 1, 200, 3, 9, 9, 9, 9, 0, 0, 0, 4, 4, 4, 4, 100, 100, 100})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		g := &byteGen{b: data}
+		w := newFuzzWorld(t, g)
+		now := int64(1000)
+		id := uint32(0)
+		for round := 0; round < 4; round++ {
+			for k := 2 + g.n(8); k > 0; k-- {
+				id++
+				w.submit(t, g, id, now)
+			}
+			main := &Pass{}
+			w.q.MainPass(now, true, main)
+			w.check(t, now, true, nil)
+			bf := &Pass{}
+			if _, ok := w.q.sched.(Backfill); ok {
+				w.q.BackfillPass(now, bf)
+			} else {
+				w.q.estimateStarts(now)
+			}
+			w.check(t, now, false, bf.Started)
+			now += int64(60 * (1 + g.n(60)))
+			for _, j := range w.q.Jobs() {
+				if j.State == Running && j.End <= now {
+					st := Completed
+					if g.bool() {
+						st = Failed
+					}
+					if err := w.q.Finish(j.ID, st, now); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+	})
+}
+
+// FuzzParseJobFile: the jobs file reader never panics, and what it
+// accepts has dependencies that parse or a clear error.
+func FuzzParseJobFile(f *testing.F) {
+	f.Add([]byte(`{"jobs": [{"id": 1, "request": "nodes=2", "time_limit": "1:00:00", "dependency": "afterok:3?afterany:4"}]}`))
+	f.Add([]byte(`{"jobs": [{"id": 2, "state": "running", "nodes": "n[1-2]", "start": 10, "end": "2026-01-01T00:00:00Z"}]}`))
+	f.Add([]byte(`{"jobs": []}`))
+	f.Add([]byte(`{"jobs": [{"id": 1,}]}`))
+	f.Add([]byte(`{"jobs": [{"id": 1, "dependency": "singleton,after:1:2"}]} x`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		jobs, offs, err := ParseJobFile(data)
+		if err != nil {
+			if fe, ok := err.(*JobFileError); !ok || fe.Offset < 0 || fe.Offset > len(data) {
+				t.Fatalf("error %v has no offset inside the input", err)
+			}
+			return
+		}
+		if len(offs) != len(jobs) {
+			t.Fatalf("%d offsets for %d jobs", len(offs), len(jobs))
+		}
+		for _, j := range jobs {
+			deps, _, err := ParseDependency(j.Dependency)
+			if err == nil {
+				for _, d := range deps {
+					if d.Kind != Singleton && d.Job == 0 {
+						t.Fatalf("dependency on job 0 accepted: %q", j.Dependency)
+					}
+				}
+			}
+		}
+	})
+}
+
