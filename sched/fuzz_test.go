@@ -258,4 +258,3 @@ func FuzzParseJobFile(f *testing.F) {
 		}
 	})
 }
-
