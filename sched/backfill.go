@@ -41,13 +41,13 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	res := max(int64(cfg.BFResolution/time.Second), 1)
 	window := int64(cfg.BFWindow / time.Second)
 	recs := q.buildQueue(now, true, true)
-	ns := newNodeSpace(now, window, res, q.cl.Usable)
+	ns := newNodeSpace(now, window, res, q.cl.N, q.cl.Usable)
 	windowEnd := ns.s[0].end
 	if cfg.BFRunningJobReserve {
 		for _, id := range q.ids {
 			if j := q.jobs[id].j; j.State == Running && j.Nodes != nil {
 				st, end := ns.slotTime(j.Start, j.End-j.Start)
-				ns.add(st, end, j.Nodes)
+				ns.add(st, end, ns.bits(j.Nodes))
 			}
 		}
 	}
@@ -93,7 +93,12 @@ recordLoop:
 		if cfg.BFPlanIgnoresConstraints && len(req.Constraints) > 0 {
 			base = q.unconstrained(e, r.part)
 		}
-		base = roaring.And(base, q.cl.Usable)
+		baseBits := ns.bits(roaring.And(base, q.cl.Usable))
+		var required nodeBits
+		if req.RequiredSet != nil && !req.RequiredSet.IsEmpty() {
+			required = ns.bits(req.RequiredSet)
+		}
+		availBits := newNodeBits(q.cl.N)
 		counted := false
 		laterStart := now
 		// skip gives up on the job, or retries it later when the map
@@ -110,10 +115,9 @@ recordLoop:
 				break
 			}
 			endTime := max(startRes, now) + limit
-			avail := base.Clone()
-			laterStart = ns.usable(avail, startRes, endTime)
-			if (req.RequiredSet != nil && !req.RequiredSet.IsEmpty() && !isSubset(req.RequiredSet, avail)) ||
-				int(avail.GetCardinality()) < minN {
+			copy(availBits, baseBits)
+			laterStart = ns.usable(availBits, baseBits, startRes, endTime)
+			if (required != nil && !required.subsetOf(availBits)) || availBits.count() < minN {
 				if laterStart != 0 && !noReserve {
 					continue
 				}
@@ -124,6 +128,7 @@ recordLoop:
 				jobTests++
 				counted = true
 			}
+			avail := availBits.roaring()
 			a, err := q.plugin.Select(req, avail, job.WillRun, max(startRes, now))
 			if err != nil {
 				if laterStart != 0 && !noReserve {
@@ -135,9 +140,10 @@ recordLoop:
 			start := max(a.Start, startRes)
 			overlapTested := false
 			var st, endRes int64
+			chosen := ns.bits(a.Nodes)
 			if start > now {
 				st, endRes = ns.slotTime(start, limit)
-				if ns.overlaps(a.Nodes, st, endRes) {
+				if ns.overlaps(chosen, st, endRes) {
 					laterStart = start
 					if startRes == start {
 						laterStart += res
@@ -153,7 +159,7 @@ recordLoop:
 					starts++
 					if cfg.BFRunningJobReserve {
 						s0, e0 := ns.slotTime(j.Start, j.End-j.Start)
-						ns.add(s0, e0, j.Nodes)
+						ns.add(s0, e0, ns.bits(j.Nodes))
 					}
 					if cfg.BFMaxJobStart > 0 && starts >= cfg.BFMaxJobStart {
 						p.BackfillExit = "bf_max_job_start"
@@ -192,7 +198,7 @@ recordLoop:
 				}
 				continue recordLoop
 			}
-			if !overlapTested && ns.overlaps(a.Nodes, st, endRes) {
+			if !overlapTested && ns.overlaps(chosen, st, endRes) {
 				laterStart = start
 				j.Start = 0
 				continue
@@ -202,43 +208,11 @@ recordLoop:
 					continue recordLoop
 				}
 			}
-			ns.add(st, endRes, a.Nodes)
+			ns.add(st, endRes, chosen)
 			j.PlannedNodes = a.Nodes.Clone()
 			counts.resvPart[r.part]++
 			p.Reserved++
 			continue recordLoop
-		}
-	}
-}
-
-// usable narrows avail to the nodes free in every slot overlapping
-// [start, end] and returns later_start: the end of the first overlapping
-// slot after which more nodes are free, 0 if none (the slot walk of
-// _attempt_backfill).
-func (ns *nodeSpace) usable(avail *roaring.Bitmap, start, end int64) int64 {
-	orig := avail.Clone()
-	var later int64
-	for j := 0; ; {
-		s := &ns.s[j]
-		if s.end > start && s.next != 0 && later == 0 {
-			next := roaring.And(orig, ns.s[s.next].avail)
-			cur := roaring.And(avail, s.avail)
-			if !isSubset(next, cur) {
-				later = s.end
-			}
-		}
-		switch {
-		case s.end <= start:
-		case s.begin <= end:
-			avail.And(s.avail)
-		default:
-			if n := s.next; later == 0 && n != 0 && ns.s[n].next != 0 {
-				later = ns.s[n].end
-			}
-			return later
-		}
-		if j = s.next; j == 0 {
-			return later
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // TestSlotTimeRoundsToResolution is _set_slot_time (§3.4): start rounded
 // down, start+limit+resolution-1 rounded down.
 func TestSlotTimeRoundsToResolution(t *testing.T) {
-	ns := newNodeSpace(0, 86400, 60, roaring.New())
+	ns := newNodeSpace(0, 86400, 60, 4, roaring.New())
 	for _, c := range []struct{ start, limit, wantS, wantE int64 }{
 		{1000, 600, 960, 1620},
 		{960, 600, 960, 1560},
@@ -32,9 +32,9 @@ func TestSlotTimeRoundsToResolution(t *testing.T) {
 // between, and identical neighbours merge.
 func TestAddReservationSplitsAndMerges(t *testing.T) {
 	all := roaring.BitmapOf(0, 1, 2, 3)
-	ns := newNodeSpace(1000, 10000, 60, all)
-	ns.add(1200, 1800, roaring.BitmapOf(0, 1))
-	ns.add(1800, 2400, roaring.BitmapOf(0, 1))
+	ns := newNodeSpace(1000, 10000, 60, 4, all)
+	ns.add(1200, 1800, ns.bits(roaring.BitmapOf(0, 1)))
+	ns.add(1800, 2400, ns.bits(roaring.BitmapOf(0, 1)))
 	type view struct {
 		begin, end int64
 		avail      string
@@ -42,7 +42,7 @@ func TestAddReservationSplitsAndMerges(t *testing.T) {
 	var got []view
 	for j := 0; ; {
 		s := ns.s[j]
-		got = append(got, view{s.begin, s.end, bitsString(s.avail)})
+		got = append(got, view{s.begin, s.end, bitsString(s.avail.roaring())})
 		if j = s.next; j == 0 {
 			break
 		}
@@ -56,7 +56,7 @@ func TestAddReservationSplitsAndMerges(t *testing.T) {
 			t.Errorf("slot %d = %+v, want %+v", i, got[i], want[i])
 		}
 	}
-	if !ns.overlaps(roaring.BitmapOf(1), 2000, 2100) || ns.overlaps(roaring.BitmapOf(2), 0, 20000) {
+	if !ns.overlaps(ns.bits(roaring.BitmapOf(1)), 2000, 2100) || ns.overlaps(ns.bits(roaring.BitmapOf(2)), 0, 20000) {
 		t.Error("overlap test wrong")
 	}
 }

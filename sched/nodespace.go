@@ -1,12 +1,76 @@
 package sched
 
-import "github.com/RoaringBitmap/roaring/v2"
+import (
+	"math/bits"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// nodeBits is a dense node set, one bit per node id: the slot map ANDs
+// whole sets for every job it tests, which dense words do fastest.
+type nodeBits []uint64
+
+func newNodeBits(n int) nodeBits { return make(nodeBits, (n+63)/64) }
+
+// fromRoaring fills s with r's members below len(s)*64.
+func (s nodeBits) fromRoaring(r *roaring.Bitmap) nodeBits {
+	clear(s)
+	it := r.Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		if int(id/64) < len(s) {
+			s[id/64] |= 1 << (id % 64)
+		}
+	}
+	return s
+}
+
+func (s nodeBits) roaring() *roaring.Bitmap { return roaring.FromDense(s, true) }
+
+func (s nodeBits) and(o nodeBits) {
+	for i := range s {
+		s[i] &= o[i]
+	}
+}
+
+func (s nodeBits) andNot(o nodeBits) {
+	for i := range s {
+		s[i] &^= o[i]
+	}
+}
+
+func (s nodeBits) count() int {
+	n := 0
+	for _, w := range s {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}
+
+func (s nodeBits) equal(o nodeBits) bool {
+	for i := range s {
+		if s[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// subsetOf reports whether every member of s is in o.
+func (s nodeBits) subsetOf(o nodeBits) bool {
+	for i := range s {
+		if s[i]&^o[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // slot is one entry of backfill's node_space_map_t: from begin to end,
 // avail are the nodes not reserved for any job.
 type slot struct {
 	begin, end int64
-	avail      *roaring.Bitmap
+	avail      nodeBits
 	next       int // index of the next slot; 0 ends the list
 }
 
@@ -14,13 +78,17 @@ type slot struct {
 type nodeSpace struct {
 	s   []slot
 	res int64 // bf_resolution in seconds
+	n   int   // node id bound
 }
 
 // newNodeSpace is the initial map: one slot from now rounded down to the
 // resolution to the window's end, with the nodes in avail.
-func newNodeSpace(now, window, res int64, avail *roaring.Bitmap) *nodeSpace {
-	return &nodeSpace{res: res, s: []slot{{begin: now / res * res, end: (now + window) / res * res, avail: avail.Clone()}}}
+func newNodeSpace(now, window, res int64, n int, avail *roaring.Bitmap) *nodeSpace {
+	return &nodeSpace{res: res, n: n, s: []slot{{begin: now / res * res, end: (now + window) / res * res, avail: newNodeBits(n).fromRoaring(avail)}}}
 }
+
+// bits converts r to the map's dense form.
+func (ns *nodeSpace) bits(r *roaring.Bitmap) nodeBits { return newNodeBits(ns.n).fromRoaring(r) }
 
 // slotTime is _set_slot_time: the reservation of a job starting at start
 // for limit seconds, rounded to the resolution (start down, end up).
@@ -33,7 +101,7 @@ func (ns *nodeSpace) slotTime(start, limit int64) (int64, int64) {
 // returns the index of the new slot that starts at t.
 func (ns *nodeSpace) split(j int, t int64) int {
 	i := len(ns.s)
-	ns.s = append(ns.s, slot{begin: t, end: ns.s[j].end, avail: ns.s[j].avail.Clone(), next: ns.s[j].next})
+	ns.s = append(ns.s, slot{begin: t, end: ns.s[j].end, avail: append(nodeBits(nil), ns.s[j].avail...), next: ns.s[j].next})
 	ns.s[j].end = t
 	ns.s[j].next = i
 	return i
@@ -42,7 +110,7 @@ func (ns *nodeSpace) split(j int, t int64) int {
 // add is _add_reservation: split the slots at start and end and take nodes
 // out of every slot in between, then merge one adjacent pair of slots whose
 // nodes became identical.
-func (ns *nodeSpace) add(start, end int64, nodes *roaring.Bitmap) {
+func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
 	start = max(start, ns.s[0].begin)
 	if end < start+ns.res {
 		// A job always holds at least one resolution step.
@@ -75,7 +143,7 @@ func (ns *nodeSpace) add(start, end int64, nodes *roaring.Bitmap) {
 		if end < ns.s[j].end {
 			ns.split(j, end)
 		}
-		ns.s[j].avail.AndNot(nodes)
+		ns.s[j].avail.andNot(nodes)
 		if end == ns.s[j].end {
 			if ns.s[j].next != 0 {
 				oneAfter = ns.s[j].next
@@ -88,7 +156,7 @@ func (ns *nodeSpace) add(start, end int64, nodes *roaring.Bitmap) {
 		if k == 0 {
 			break
 		}
-		if !ns.s[i].avail.Equals(ns.s[k].avail) {
+		if !ns.s[i].avail.equal(ns.s[k].avail) {
 			i = k
 			continue
 		}
@@ -100,13 +168,47 @@ func (ns *nodeSpace) add(start, end int64, nodes *roaring.Bitmap) {
 
 // overlaps is _test_resv_overlap: whether nodes, used from start to end,
 // collide with a reservation in the map.
-func (ns *nodeSpace) overlaps(nodes *roaring.Bitmap, start, end int64) bool {
+func (ns *nodeSpace) overlaps(nodes nodeBits, start, end int64) bool {
 	for j := 0; ; {
-		if ns.s[j].end > start && ns.s[j].begin < end && !isSubset(nodes, ns.s[j].avail) {
+		if ns.s[j].end > start && ns.s[j].begin < end && !nodes.subsetOf(ns.s[j].avail) {
 			return true
 		}
 		if j = ns.s[j].next; j == 0 {
 			return false
+		}
+	}
+}
+
+// usable narrows avail to the nodes free in every slot overlapping
+// [start, end] and returns later_start: the end of the first overlapping
+// slot after which more nodes are free, 0 if none (the slot walk of
+// _attempt_backfill). orig is avail as it came in; scratch is reused.
+func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
+	var later int64
+	for j := 0; ; {
+		s := &ns.s[j]
+		if s.end > start && s.next != 0 && later == 0 {
+			// Is orig & next.avail a subset of avail & s.avail?
+			next := ns.s[s.next].avail
+			for w := range avail {
+				if orig[w]&next[w]&^(avail[w]&s.avail[w]) != 0 {
+					later = s.end
+					break
+				}
+			}
+		}
+		switch {
+		case s.end <= start:
+		case s.begin <= end:
+			avail.and(s.avail)
+		default:
+			if n := s.next; later == 0 && n != 0 && ns.s[n].next != 0 {
+				later = ns.s[n].end
+			}
+			return later
+		}
+		if j = s.next; j == 0 {
+			return later
 		}
 	}
 }

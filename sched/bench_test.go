@@ -1,0 +1,114 @@
+package sched
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/select/constres"
+	"github.com/nodesift/sift/select/job"
+)
+
+// benchCluster is nodes nodes of 32 CPUs in four partitions of equal size.
+func benchCluster(b *testing.B, nodes int) *index.Snapshot {
+	b.Helper()
+	in := make([]index.Node, nodes)
+	for i := range in {
+		in[i] = index.Node{Name: fmt.Sprintf("n%05d", i), CPUs: 32, MemoryMB: 128000, Partitions: []string{fmt.Sprintf("p%d", i*4/nodes)}}
+	}
+	s, err := index.Build(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// benchQueue fills about 90% of the nodes with running 16-node jobs that
+// end over the next ten hours and queues jobs pending jobs of 1-32 nodes.
+func benchQueue(b *testing.B, s *index.Snapshot, jobs int, cfg Config) *Queue {
+	b.Helper()
+	cl := job.NewCluster(s)
+	q := NewQueue(Options{Cluster: cl, Plugin: constres.New(cl, constres.Config{}), Scheduler: Backfill{}, Config: cfg})
+	r := rand.New(rand.NewPCG(1, 2))
+	now := int64(1_000_000)
+	n := cl.N
+	id := uint32(0)
+	for start := 0; start+16 <= n; start += 16 {
+		if r.IntN(10) == 0 {
+			continue
+		}
+		id++
+		nodes := roaring.New()
+		nodes.AddRange(uint64(start), uint64(start+16))
+		part := fmt.Sprintf("p%d", start*4/n)
+		if (start+15)*4/n != start*4/n {
+			continue
+		}
+		end := now + int64(60+r.IntN(600*60))
+		j := &Job{ID: id, User: "run", Partitions: []string{part}, Partition: part, Start: now - 60, End: end, Nodes: nodes,
+			Request: &job.Request{Partition: part, Exclusive: true}}
+		if err := q.AddRunning(j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for k := 0; k < jobs; k++ {
+		id++
+		nodes := 1 + r.IntN(32)
+		req := &job.Request{MinNodes: nodes, NTasks: nodes * 32, TimeLimit: time.Duration(10+r.IntN(600)) * time.Minute}
+		j := &Job{ID: id, User: fmt.Sprintf("u%d", r.IntN(50)), Partitions: []string{fmt.Sprintf("p%d", r.IntN(4))},
+			Priority: uint32(1 + r.IntN(100000)), TimeLimit: req.TimeLimit, Request: req}
+		if err := q.Submit(j, false, now-int64(r.IntN(3600))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return q
+}
+
+// BenchmarkMainPass is one full main pass over 5,000 pending jobs on
+// 10,000 nodes (budget 50 ms). Building the queue is not timed.
+func BenchmarkMainPass(b *testing.B) {
+	for _, sz := range []struct{ jobs, nodes int }{{5000, 10000}} {
+		b.Run(fmt.Sprintf("jobs=%d/nodes=%d", sz.jobs, sz.nodes), func(b *testing.B) {
+			s := benchCluster(b, sz.nodes)
+			b.ReportAllocs()
+			var p *Pass
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				q := benchQueue(b, s, sz.jobs, DefaultConfig())
+				p = &Pass{}
+				b.StartTimer()
+				q.MainPass(1_000_000, true, p)
+			}
+			b.ReportMetric(float64(p.MainTested), "records-tested")
+			b.ReportMetric(float64(len(p.Started)), "started")
+		})
+	}
+}
+
+// BenchmarkBackfill is one backfill pass testing 5,000 pending jobs on
+// 10,000 nodes (bf_max_job_test=5000; budget 1 s), after the main pass.
+func BenchmarkBackfill(b *testing.B) {
+	for _, sz := range []struct{ jobs, nodes int }{{5000, 10000}} {
+		b.Run(fmt.Sprintf("jobs=%d/nodes=%d", sz.jobs, sz.nodes), func(b *testing.B) {
+			s := benchCluster(b, sz.nodes)
+			cfg := DefaultConfig()
+			cfg.BFMaxJobTest = sz.jobs
+			b.ReportAllocs()
+			tested, started := 0, 0
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				q := benchQueue(b, s, sz.jobs, cfg)
+				q.MainPass(1_000_000, true, &Pass{})
+				p := &Pass{}
+				b.StartTimer()
+				q.BackfillPass(1_000_000, p)
+				tested, started = p.BackfillTested, len(p.Started)
+			}
+			b.ReportMetric(float64(tested), "jobs-tested")
+			b.ReportMetric(float64(started), "started")
+		})
+	}
+}
