@@ -101,8 +101,9 @@ recordLoop:
 		availBits := newNodeBits(q.cl.N)
 		counted := false
 		laterStart := now
-		// skip gives up on the job, or retries it later when the map
-		// frees more nodes (SKIP_SCHED_OR_TRY_LATER).
+		// Each round tests the job from startRes; a failure gives up on
+		// it or retries from laterStart, when the map frees more nodes
+		// (SKIP_SCHED_OR_TRY_LATER, TRY_LATER).
 		for {
 			tests++
 			if maxTests > 0 && tests > maxTests {
