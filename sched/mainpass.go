@@ -180,9 +180,22 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64
 	a, err := q.plugin.Select(req, use, job.RunNow, now)
 	if err != nil {
 		if errors.Is(err, job.ErrNever) {
+			// Not runnable on the available nodes even when they are
+			// free (_pick_best_nodes' runable_avail is false): never
+			// runnable if not on every configured candidate either,
+			// else ESLURM_NODE_NOT_AVAIL when no candidate is busy.
 			if _, terr := q.plugin.Select(req, pr.cands.Clone(), job.TestOnly, now); terr != nil {
-				j.setReason(ReasonBadConstraints, "")
+				if len(req.Constraints) > 0 {
+					// Extra constraints may be met later (FAIL_CONSTRAINTS).
+					j.setReason(ReasonConstraints, "")
+				} else {
+					j.setReason(ReasonBadConstraints, "")
+				}
 				return never
+			}
+			if !use.Intersects(q.running()) {
+				j.setReason(ReasonReqNodeNotAvail, q.unavailDetail(req.RequiredSet, part, avail))
+				return nodeNotAvail
 			}
 		}
 		j.setReason(ReasonResources, "")
@@ -226,11 +239,25 @@ func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error
 	return nil
 }
 
+// running is the nodes running jobs hold.
+func (q *Queue) running() *roaring.Bitmap {
+	out := roaring.New()
+	for _, id := range q.ids {
+		if j := q.jobs[id].j; j.State == Running && j.Nodes != nil {
+			out.Or(j.Nodes)
+		}
+	}
+	return out
+}
+
 // unavailDetail is select_nodes' state_desc for ESLURM_NODE_NOT_AVAIL: the
-// required nodes of the partition that are down, else a note that they
-// may be reserved.
+// partition's nodes (the required ones, if the job names nodes) that are
+// not available and down, else a note that they may be reserved.
 func (q *Queue) unavailDetail(required *roaring.Bitmap, part string, avail *roaring.Bitmap) string {
-	un := roaring.And(required, q.cl.Partitions[part].Nodes)
+	un := q.cl.Partitions[part].Nodes.Clone()
+	if required != nil && !required.IsEmpty() {
+		un.And(required)
+	}
 	un.AndNot(avail)
 	un.And(q.cl.Down)
 	if un.IsEmpty() {

@@ -175,3 +175,23 @@ func join(s []string) string {
 	}
 	return out
 }
+
+// TestNodeNotAvailWithoutNodeList is _pick_best_nodes' ESLURM_NODE_NOT_AVAIL:
+// a job that only a down node could hold, with no candidate busy, pends
+// with ReqNodeNotAvail naming the partition's down nodes; a job whose
+// extra constraint no node meets pends with Constraints (FAIL_CONSTRAINTS,
+// not held). Read from node_scheduler.c, not yet recorded from slurmctld.
+func TestNodeNotAvailWithoutNodeList(t *testing.T) {
+	nodes := nodesN("n", 1, 3, "batch")
+	nodes[0].cpus, nodes[0].state = 16, "down"
+	f := newFixture(t, nodes, Builtin{}, DefaultConfig(), nil, false)
+	big := f.submit(1, 300, "nodes=1,cpus-per-task=8,time=10")
+	con := f.submit(2, 200, "nodes=1,time=10,extra=a=1")
+	f.pass(1000)
+	if got := f.outcome(big); got != "PENDING ReqNodeNotAvail, UnavailableNodes:n1" {
+		t.Errorf("big job: %s", got)
+	}
+	if got := f.outcome(con); got != "PENDING Constraints" {
+		t.Errorf("constrained job: %s", got)
+	}
+}

@@ -23,6 +23,7 @@ const (
 	ReasonDepInvalid                    // DependencyNeverSatisfied
 	ReasonPartConfig                    // PartitionConfig
 	ReasonAccountPolicy                 // AccountingPolicy
+	ReasonConstraints                   // Constraints
 	reasonCount
 )
 
@@ -44,6 +45,7 @@ var reasonNames = [reasonCount]string{
 	ReasonDepInvalid:      "DependencyNeverSatisfied",
 	ReasonPartConfig:      "PartitionConfig",
 	ReasonAccountPolicy:   "AccountingPolicy",
+	ReasonConstraints:     "Constraints",
 }
 
 // String is Slurm's name of the reason, as squeue prints it.
