@@ -210,6 +210,7 @@ recordLoop:
 				}
 			}
 			ns.add(st, endRes, chosen)
+			q.clock.update = now
 			j.PlannedNodes = a.Nodes.Clone()
 			counts.resvPart[r.part]++
 			p.Reserved++

@@ -24,6 +24,9 @@ type Config struct {
 	// AssocLimitStop is assoc_limit_stop: a job held by a limit blocks its
 	// partition too.
 	AssocLimitStop bool
+	// BatchSchedDelay is batch_sched_delay: how long a submission waits
+	// for its event-triggered main pass.
+	BatchSchedDelay time.Duration
 
 	// BFInterval is bf_interval; BFResolution bf_resolution (time slots are
 	// rounded to it); BFWindow bf_window (how far ahead backfill plans).
@@ -72,8 +75,10 @@ type Config struct {
 	BFPlanIgnoresConstraints bool
 
 	// BuiltinMaxJobTest is the jobs sched/builtin estimates per pass (its
-	// reading of bf_max_job_test, default 50).
+	// reading of bf_max_job_test, default 50); BuiltinInterval its period
+	// (SchedulerParameters interval=, default 30 s).
 	BuiltinMaxJobTest int
+	BuiltinInterval   time.Duration
 }
 
 // DefaultConfig is Slurm's defaults (job_scheduler.c, backfill.c
@@ -88,7 +93,9 @@ func DefaultConfig() Config {
 		BFMaxJobTest:      500,
 		BFMaxTime:         30 * time.Second,
 		BFMaxJobArrayResv: 20,
+		BatchSchedDelay:   3 * time.Second,
 		BuiltinMaxJobTest: 50,
+		BuiltinInterval:   30 * time.Second,
 	}
 }
 
@@ -154,6 +161,12 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 			c.SchedInterval = time.Duration(n) * time.Second
 		case "assoc_limit_stop":
 			c.AssocLimitStop = true
+		case "batch_sched_delay":
+			n, err = num(0, 1<<31-1)
+			c.BatchSchedDelay = time.Duration(n) * time.Second
+		case "interval":
+			n, err = num(1, 1<<31-1)
+			c.BuiltinInterval = time.Duration(n) * time.Second
 		case "bf_interval":
 			n, err = num(1, 10800)
 			c.BFInterval = time.Duration(n) * time.Second

@@ -70,6 +70,8 @@ type Queue struct {
 	ids    []uint32 // in submit order
 	// lowest is job_mgr.c's lowest_prio: the lowest priority given.
 	lowest uint32
+	// clock is what Tick knows of slurmctld's pass timers.
+	clock passClock
 }
 
 // entry is a job with what the queue derives from it once.
@@ -244,6 +246,8 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 		return err
 	}
 	q.insert(e)
+	q.clock.queued++
+	q.clock.update = now
 	q.sched.JobIsPending(q)
 	return nil
 }
@@ -324,6 +328,7 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 		return q.fail(id, "state %s is not a finished state", st)
 	}
 	j := e.j
+	wasRunning := j.State == Running
 	switch j.State {
 	case Running:
 		if err := q.plugin.Fini(id); err != nil {
@@ -342,6 +347,13 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 	}
 	j.State, j.End = st, now
 	j.setReason(ReasonNone, "")
+	q.clock.update = now
+	if wasRunning {
+		// An ended job's epilog asks for a pass at once (schedule(false)).
+		q.clock.immediate = true
+	} else {
+		q.clock.queued++
+	}
 	return nil
 }
 

@@ -1,0 +1,65 @@
+package sched
+
+import "time"
+
+// passClock is the state of slurmctld's pass timers (controller.c
+// _slurmctld_background, job_scheduler.c _sched_agent, backfill.c
+// backfill_agent, builtin.c builtin_agent).
+type passClock struct {
+	started                    bool
+	lastFull, lastMain, lastBF int64
+	lastEstimate               int64
+	update                     int64 // last job, node or partition change
+	queued                     int   // job_sched_cnt: passes asked with a delay
+	immediate                  bool  // schedule(false) asked
+}
+
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }
+
+// Tick runs the passes slurmctld would have run by now, so a simulator
+// calling it at every event and at least once a second runs the same
+// passes: a full main pass every sched_interval (the first one interval
+// after the first Tick, as after slurmctld starts); a main pass over
+// default_queue_depth jobs when a submission has waited batch_sched_delay
+// or a job ended; then, for backfill, a backfill pass every bf_interval if
+// anything changed since the last one (_more_work), or for builtin its
+// start-time estimates every interval. sched_min_interval (microseconds)
+// is below the clock's resolution.
+func (q *Queue) Tick(now int64) *Pass {
+	c := &q.clock
+	p := &Pass{}
+	if !c.started {
+		c.started = true
+		c.lastFull, c.lastMain, c.lastBF, c.lastEstimate = now, now, now, now
+	}
+	call, full := false, false
+	if now-c.lastFull >= seconds(q.cfg.SchedInterval) {
+		call, full = true, true
+		c.queued = 0
+		c.lastFull = now
+	} else if c.queued > 0 && now-c.lastMain >= seconds(q.cfg.BatchSchedDelay) {
+		call = true
+		c.queued = 0
+	}
+	if c.immediate {
+		call = true
+		c.immediate = false
+	}
+	if call {
+		c.lastMain = now
+		q.MainPass(now, full, p)
+	}
+	switch q.sched.(type) {
+	case Backfill:
+		if now-c.lastBF >= seconds(q.cfg.BFInterval) && c.update >= c.lastBF {
+			q.BackfillPass(now, p)
+			c.lastBF = now
+		}
+	case Builtin:
+		if now-c.lastEstimate >= seconds(q.cfg.BuiltinInterval) {
+			q.estimateStarts(now)
+			c.lastEstimate = now
+		}
+	}
+	return p
+}
