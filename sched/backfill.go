@@ -57,6 +57,7 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	if cfg.BFTestCost > 0 {
 		maxTests = max(int(cfg.BFMaxTime/cfg.BFTestCost), 1)
 	}
+	wall := q.wallStart()
 	p.BackfillExit = "end of queue"
 recordLoop:
 	for _, r := range recs {
@@ -106,7 +107,7 @@ recordLoop:
 		// (SKIP_SCHED_OR_TRY_LATER, TRY_LATER).
 		for {
 			tests++
-			if maxTests > 0 && tests > maxTests {
+			if (maxTests > 0 && tests > maxTests) || q.overTime(wall, cfg.BFMaxTime) {
 				p.BackfillExit = "bf_max_time"
 				break recordLoop
 			}

@@ -208,3 +208,26 @@ func TestBuiltinEstimatesStarts(t *testing.T) {
 		t.Errorf("second estimate %d, want 2600 (after the first's 600 s on the same node)", b.Start)
 	}
 }
+
+// TestWallClockStopsPasses: with a WallClock (live use) bf_max_time and
+// max_sched_time cut the passes on elapsed time; without one they do not.
+func TestWallClockStopsPasses(t *testing.T) {
+	f := newFixture(t, nodesN("n", 1, 5, "batch"), Backfill{}, DefaultConfig(), nil, false)
+	f.running(1, "batch", "n1", 0, 5000)
+	f.submit(2, 300, "nodes=5,time=60")
+	for i := uint32(3); i <= 6; i++ {
+		f.submit(i, 100, "nodes=1,time=10")
+	}
+	tick := time.Unix(0, 0)
+	f.q.opt.WallClock = func() time.Time { tick = tick.Add(time.Second); return tick }
+	p := &Pass{}
+	f.q.MainPass(1000, true, p)
+	if p.MainExit != "max_sched_time" {
+		t.Errorf("main pass exit %q, want max_sched_time (each look at the clock costs 1 s of 2)", p.MainExit)
+	}
+	f.q.cfg.BFMaxTime = 3 * time.Second
+	f.q.BackfillPass(1000, p)
+	if p.BackfillExit != "bf_max_time" {
+		t.Errorf("backfill exit %q, want bf_max_time", p.BackfillExit)
+	}
+}

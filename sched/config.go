@@ -24,6 +24,9 @@ type Config struct {
 	// AssocLimitStop is assoc_limit_stop: a job held by a limit blocks its
 	// partition too.
 	AssocLimitStop bool
+	// MaxSchedTime is max_sched_time: the wall-clock budget of one main
+	// pass, applied only when the queue has a WallClock (live use).
+	MaxSchedTime time.Duration
 	// BatchSchedDelay is batch_sched_delay: how long a submission waits
 	// for its event-triggered main pass.
 	BatchSchedDelay time.Duration
@@ -33,8 +36,9 @@ type Config struct {
 	BFInterval, BFResolution, BFWindow time.Duration
 	// BFMaxJobTest is bf_max_job_test: jobs backfill tests in one pass.
 	BFMaxJobTest int
-	// BFMaxTime is bf_max_time: the wall-clock budget of one backfill pass
-	// (live use only; see BFTestCost).
+	// BFMaxTime is bf_max_time: the wall-clock budget of one backfill pass,
+	// applied when the queue has a WallClock (live use); simulations count
+	// tests instead (BFTestCost).
 	BFMaxTime time.Duration
 	// BFTestCost is sift's deterministic stand-in for bf_max_time in
 	// simulations: each will-run test counts as BFTestCost of elapsed time,
@@ -94,6 +98,7 @@ func DefaultConfig() Config {
 		BFMaxTime:         30 * time.Second,
 		BFMaxJobArrayResv: 20,
 		BatchSchedDelay:   3 * time.Second,
+		MaxSchedTime:      2 * time.Second,
 		BuiltinMaxJobTest: 50,
 		BuiltinInterval:   30 * time.Second,
 	}
@@ -161,6 +166,9 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 			c.SchedInterval = time.Duration(n) * time.Second
 		case "assoc_limit_stop":
 			c.AssocLimitStop = true
+		case "max_sched_time":
+			n, err = num(1, 1<<31-1)
+			c.MaxSchedTime = time.Duration(n) * time.Second
 		case "batch_sched_delay":
 			n, err = num(0, 1<<31-1)
 			c.BatchSchedDelay = time.Duration(n) * time.Second

@@ -52,6 +52,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 	cleared := map[string]bool{}
 	perPart := map[string]int{}
 	depth, startedCnt := 0, 0
+	wall := q.wallStart()
 	p.MainExit = "end of queue"
 	for _, r := range recs {
 		e, j := r.e, r.e.j
@@ -59,6 +60,10 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			continue
 		}
 		j.Partition = r.part
+		if q.overTime(wall, q.cfg.MaxSchedTime) {
+			p.MainExit = "max_sched_time"
+			break
+		}
 		if q.cfg.SchedMaxJobStart > 0 && startedCnt >= q.cfg.SchedMaxJobStart {
 			p.MainExit = "sched_max_job_start"
 			break

@@ -56,6 +56,11 @@ type Options struct {
 	// Limits and Priority are the optional hooks.
 	Limits   Limits
 	Priority Priority
+	// WallClock, when set, is the live clock that max_sched_time and
+	// bf_max_time are measured on (a live back end passes time.Now).
+	// Scheduling decisions never read it; without it (simulation) the
+	// passes are bounded by counts only.
+	WallClock func() time.Time
 }
 
 // Queue is the controller's job table: every job, the select plugin
@@ -120,6 +125,20 @@ func NewQueue(opt Options) *Queue {
 		opt.Scheduler = Builtin{}
 	}
 	return &Queue{opt: opt, cl: opt.Cluster, plugin: opt.Plugin, sched: opt.Scheduler, cfg: opt.Config, jobs: map[uint32]*entry{}, lowest: topPriority}
+}
+
+// overTime reports whether a pass that began at start (wall clock) has
+// used its budget d; always false without a WallClock.
+func (q *Queue) overTime(start time.Time, d time.Duration) bool {
+	return q.opt.WallClock != nil && d > 0 && q.opt.WallClock().Sub(start) >= d
+}
+
+// wallStart is the wall-clock start of a pass (zero without a WallClock).
+func (q *Queue) wallStart() time.Time {
+	if q.opt.WallClock == nil {
+		return time.Time{}
+	}
+	return q.opt.WallClock()
 }
 
 // Config is the queue's current configuration.
