@@ -41,8 +41,9 @@ type Config struct {
 	// tests instead (BFTestCost).
 	BFMaxTime time.Duration
 	// BFTestCost is sift's deterministic stand-in for bf_max_time in
-	// simulations: each will-run test counts as BFTestCost of elapsed time,
-	// so a pass stops after BFMaxTime/BFTestCost tests (0: no count).
+	// simulations: each test round of a job (one pass of backfill.c's
+	// TRY_LATER loop) counts as BFTestCost of elapsed time, so a pass
+	// stops after BFMaxTime/BFTestCost rounds (0: no count).
 	BFTestCost time.Duration
 	// BFContinue is bf_continue: after a yield, resume the pass rather than
 	// start over. sift never yields, so this only records the setting.
