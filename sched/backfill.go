@@ -201,7 +201,13 @@ recordLoop:
 				continue recordLoop
 			}
 			if !overlapTested && ns.overlaps(chosen, st, endRes) {
+				// Slurm retries from the same start here and would spin
+				// until bf_max_time when nothing changes; sift moves on by
+				// one resolution step.
 				laterStart = start
+				if laterStart <= startRes {
+					laterStart = startRes + res
+				}
 				j.Start = 0
 				continue
 			}
