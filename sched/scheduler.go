@@ -124,3 +124,9 @@ func (External) PartitionChange(*Queue) {}
 
 // Reconfig implements Scheduler.
 func (External) Reconfig(*Queue) error { return nil }
+
+// Schedule runs one pass of the queue's scheduler at now (its Schedule).
+func (q *Queue) Schedule(now int64) (*Pass, error) { return q.sched.Schedule(q, now) }
+
+// Scheduler is the queue's scheduler plugin.
+func (q *Queue) Scheduler() Scheduler { return q.sched }
