@@ -139,6 +139,13 @@ recordLoop:
 				j.Start = origStart
 				break
 			}
+			if startRes > now && a.Start == startRes+1 {
+				// Slurm's will-run from a later start drops the jobs
+				// ending by then and answers "now", which becomes
+				// start_res; sift's plugin, asked at startRes, answers
+				// one second later for a job that fits once they end.
+				a.Start = startRes
+			}
 			start := max(a.Start, startRes)
 			overlapTested := false
 			var st, endRes int64

@@ -49,11 +49,10 @@ func Example() {
 	}
 	// The head job waits for job 1's nodes and holds all four from +3600;
 	// the short job fits before that and starts now; the long one would
-	// delay the head and is planned after it (the select plugin's will-run
-	// puts a start at the retry time one second later).
+	// delay the head and is planned after it.
 
 	// Output:
 	// job 2 PENDING start=+3600 reason=Resources
 	// job 3 RUNNING start=+0 reason=None
-	// job 4 PENDING start=+7201 reason=Priority
+	// job 4 PENDING start=+7200 reason=Priority
 }
