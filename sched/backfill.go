@@ -119,6 +119,9 @@ recordLoop:
 			endTime := max(startRes, now) + limit
 			copy(availBits, baseBits)
 			laterStart = ns.usable(availBits, baseBits, startRes, endTime)
+			if q.traced != nil {
+				q.explain(e, "backfill", r.part, max(startRes, now), endTime, slotMask(availBits.roaring(), max(startRes, now), endTime))
+			}
 			if (required != nil && !required.subsetOf(availBits)) || availBits.count() < minN {
 				if laterStart != 0 && !noReserve {
 					continue
@@ -231,6 +234,7 @@ recordLoop:
 			continue recordLoop
 		}
 	}
+	q.explainRest()
 }
 
 // unconstrained is the job's candidates in part without its constraints:

@@ -94,6 +94,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			if j.Reason == ReasonNone || j.Reason == ReasonResources {
 				j.setReason(ReasonPriority, "")
 			}
+			q.explained(j, q.explain(e, "main", r.part, 0, 0, mainMask(avail)))
 			continue
 		}
 		if q.opt.Limits != nil {
@@ -111,9 +112,12 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 		failByPart := false
 		if n := int(avail.AndCardinality(partNodes)); minN > n {
 			j.setReason(ReasonResources, detailBlocked)
+			q.explained(j, q.explain(e, "main", r.part, 0, 0, mainMask(avail)))
 			failByPart = true
 		} else {
+			ex := q.explain(e, "main", r.part, 0, 0, mainMask(avail))
 			out := q.startNow(e, r.part, avail, now)
+			q.explained(j, ex)
 			switch out {
 			case started:
 				startedCnt++

@@ -195,3 +195,28 @@ func TestNodeNotAvailWithoutNodeList(t *testing.T) {
 		t.Errorf("constrained job: %s", got)
 	}
 }
+
+// TestTraceRecordsEachTest: a traced job's tests carry the candidate chain
+// with the pass's own stage and the outcome.
+func TestTraceRecordsEachTest(t *testing.T) {
+	nodes := append(nodesN("a", 1, 2, "batch"), nodesN("b", 1, 2, "other")...)
+	f := newFixture(t, nodes, Backfill{}, DefaultConfig(), nil, false)
+	f.q.Trace(3)
+	f.running(1, "batch", "a1", 0, 5000)
+	f.submit(2, 300, "nodes=2,time=10")
+	f.submit(3, 200, "nodes=1,time=10")
+	f.pass(1000)
+	ex := f.q.Explanations(3)
+	if len(ex) < 2 {
+		t.Fatalf("explanations %+v", ex)
+	}
+	main := ex[0]
+	last := main.Chain.Stages[len(main.Chain.Stages)-1]
+	if main.Pass != "main" || last.Name != "availability" || last.Left() != 0 || main.Outcome != "PENDING (Priority)" {
+		t.Errorf("main pass test: %s %+v %q", main.Pass, last, main.Outcome)
+	}
+	bf := ex[len(ex)-1]
+	if bf.Pass != "backfill" || bf.Chain.Stages[len(bf.Chain.Stages)-1].Name != "time slots" {
+		t.Errorf("backfill test: %+v", bf)
+	}
+}

@@ -77,6 +77,8 @@ type Queue struct {
 	lowest uint32
 	// clock is what Tick knows of slurmctld's pass timers.
 	clock passClock
+	// traced are the jobs whose tests the passes record (Trace).
+	traced map[uint32][]Explanation
 }
 
 // entry is a job with what the queue derives from it once.

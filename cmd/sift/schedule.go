@@ -44,6 +44,7 @@ func newScheduleCmd() *cobra.Command {
 	var nodes nodesFlags
 	var jobsPath, policy, at, output, plugin, params, typeParams string
 	var slurmPlan bool
+	var explainIDs []uint
 	knobs := make([]string, len(scheduleKnobs))
 	cmd := &cobra.Command{
 		Use:   "schedule --jobs FILE [--nodes SPEC] [--policy builtin|backfill] [--at TIME] [--plugin linear|cons_tres] [knob flags] [--output text|json]",
@@ -56,7 +57,10 @@ jobs with their requests). It prints a table like squeue --start: each job's sta
 start or expected start, and the reason it pends, with Slurm's reason strings.
 
 SchedulerParameters come from a slurm.conf --nodes file, then --scheduler-parameters, then the
-knob flags. --bf-plan-ignores-constraints plans backfill as Slurm does, without the jobs' extra
+knob flags. --explain ID (repeatable) prints, after the table, each test the passes made of
+that job: its candidate chain (partition, constraint, node configuration, node state) with the
+pass's own stage (nodes withheld for higher-priority jobs, or reserved in backfill's time slots)
+and the outcome. --bf-plan-ignores-constraints plans backfill as Slurm does, without the jobs' extra
 constraints. Times are Unix seconds, RFC 3339 or YYYY-MM-DDTHH:MM:SS (UTC).
 
 Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
@@ -148,8 +152,16 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			}
 			q := sched.NewQueue(sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg,
 				Partitions: schedPartitions(inv.Partitions), DefMemPerCPU: inv.DefMemPerCPU, MaxMemPerCPU: inv.MaxMemPerCPU})
+			for _, id := range explainIDs {
+				q.Trace(uint32(id))
+			}
 			if err := sched.Load(q, files, offs, defaultPartition(inv.Partitions), now); err != nil {
 				return invalidInput(fmt.Errorf("%s: %w", jobsPath, err))
+			}
+			for _, id := range explainIDs {
+				if _, ok := q.Job(uint32(id)); !ok {
+					return invalidInput(fmt.Errorf("--explain %d: no such job in %s", id, jobsPath))
+				}
 			}
 			pass, err := s.Schedule(q, now)
 			if err != nil {
@@ -164,7 +176,10 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s\n", b)
 				return err
 			}
-			return res.print(cmd.OutOrStdout())
+			if err := res.print(cmd.OutOrStdout()); err != nil {
+				return err
+			}
+			return printExplanations(cmd.OutOrStdout(), q, explainIDs)
 		},
 	}
 	f := cmd.Flags()
@@ -177,6 +192,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 	f.StringVar(&params, "scheduler-parameters", "", "SchedulerParameters, e.g. bf_window=2880,bf_resolution=300 (default: the slurm.conf's)")
 	f.StringVar(&typeParams, "select-type-parameters", "", "SelectTypeParameters (default: the slurm.conf's, else Slurm's default)")
 	f.BoolVar(&slurmPlan, "bf-plan-ignores-constraints", false, "plan backfill reservations without the jobs' extra constraints, as Slurm does")
+	f.UintSliceVar(&explainIDs, "explain", nil, "job ids whose candidate chain to print for each test the passes made (text output)")
 	for i, k := range scheduleKnobs {
 		f.StringVar(&knobs[i], knobFlag(k.name), "", k.help)
 	}
@@ -318,6 +334,25 @@ func (o *scheduleOutput) print(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "# %s pass at %s: %d started, %d tested by the main pass, %d by backfill, %d reserved\n",
 		o.Policy, slurmTime(o.At), len(o.Started), o.MainTested, o.BackfillTested, o.Reserved)
+	return err
+}
+
+// printExplanations prints, for each job of ids, every test the passes
+// made of it: the candidate chain with the pass's stages, and the outcome.
+func printExplanations(w io.Writer, q *sched.Queue, ids []uint) error {
+	var b strings.Builder
+	for _, id := range ids {
+		list := q.Explanations(uint32(id))
+		if len(list) == 0 {
+			fmt.Fprintf(&b, "\n# job %d: not tested by this pass\n", id)
+		}
+		for _, ex := range list {
+			fmt.Fprintf(&b, "\n# job %d, %s pass, partition %s:\n", id, ex.Pass, ex.Partition)
+			ex.Chain.Explain(&b)
+			fmt.Fprintf(&b, "=> %s\n", ex.Outcome)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
 	return err
 }
 

@@ -13,6 +13,8 @@ func TestScheduleGolden(t *testing.T) {
 		{"knob-flag", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--bf-max-job-test", "1"}},
 		{"bad-knob", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--bf-resolution", "0"}},
 		{"unknown-key", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/bad.json", "--at", at}},
+		{"explain", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--explain", "104", "--explain", "109"}},
+		{"explain-unknown-job", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--explain", "7"}},
 		{"unknown-policy", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--policy", "fifo"}},
 		{"missing-jobs", []string{"schedule", "--nodes", conf}},
 	}, nil)
