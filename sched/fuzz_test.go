@@ -196,6 +196,27 @@ func FuzzSchedulePasses(f *testing.F) {
 		w := newFuzzWorld(t, g)
 		now := int64(1000)
 		id := uint32(0)
+		if g.n(3) == 0 {
+			// Drive the queue with Tick as a simulator would: events at
+			// random seconds, jobs ending at their limits.
+			for step := 0; step < 40; step++ {
+				for k := g.n(3); k > 0; k-- {
+					id++
+					w.submit(t, g, id, now)
+				}
+				w.q.Tick(now)
+				w.check(t, now, false, nil)
+				now += int64(1 + g.n(90))
+				for _, j := range w.q.Jobs() {
+					if j.State == Running && j.End <= now {
+						if err := w.q.Finish(j.ID, Completed, now); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+			return
+		}
 		for round := 0; round < 4; round++ {
 			for k := 2 + g.n(8); k > 0; k-- {
 				id++
