@@ -88,7 +88,13 @@ recordLoop:
 			(cfg.BFOneResvPerJob && j.Start != 0) ||
 			(cfg.BFJobPartCountReserve > 0 && counts.resvPart[r.part] >= cfg.BFJobPartCountReserve)
 		origStart := j.Start
+		// A job with a time_min is planned with it (_set_backfill_timelimits);
+		// fullLimit is its own limit.
 		limit := limitSeconds(req.TimeLimit)
+		fullLimit := limit
+		if tm := int64(j.TimeMin / time.Second); tm > 0 && tm < limit {
+			limit = tm
+		}
 		minN, _, _ := req.NodeCounts(0)
 		base := pr.cands
 		if cfg.BFPlanIgnoresConstraints && len(req.Constraints) > 0 {
@@ -167,6 +173,9 @@ recordLoop:
 			if start <= now {
 				out := q.startNow(e, r.part, avail, now)
 				if out == started {
+					if limit < fullLimit {
+						q.stretchLimit(e, r.part, ns, now, limit, fullLimit)
+					}
 					p.Started = append(p.Started, j.ID)
 					starts++
 					if cfg.BFRunningJobReserve {
@@ -235,6 +244,39 @@ recordLoop:
 		}
 	}
 	q.explainRest()
+}
+
+// stretchLimit is _reset_job_time_limit for a job backfill started with
+// its time_min: the limit grows to its full one, cut at the first
+// reservation of the map its nodes would cross (in whole minutes), but not
+// below time_min. The select plugin's record is redone with that limit.
+func (q *Queue) stretchLimit(e *entry, part string, ns *nodeSpace, now, minLimit, fullLimit int64) {
+	j := e.j
+	nodes := ns.bits(j.Nodes)
+	limit := fullLimit / 60
+	for k := 0; ; {
+		s := &ns.s[k]
+		if s.begin != now && s.begin < now+fullLimit && !nodes.subsetOf(s.avail) {
+			limit = min(limit, (s.begin-now)/60)
+		}
+		if k = s.next; k == 0 {
+			break
+		}
+	}
+	limit = max(limit, minLimit/60) * 60
+	if limit == fullLimit {
+		return
+	}
+	rq := *e.parts[part].req
+	rq.TimeLimit = time.Duration(limit) * time.Second
+	a := j.Alloc
+	if err := q.plugin.Fini(j.ID); err != nil {
+		return
+	}
+	if err := q.plugin.Begin(&rq, a); err != nil {
+		return
+	}
+	j.TimeLimit, j.End = rq.TimeLimit, now+limit
 }
 
 // unconstrained is the job's candidates in part without its constraints:

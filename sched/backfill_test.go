@@ -231,3 +231,26 @@ func TestWallClockStopsPasses(t *testing.T) {
 		t.Errorf("backfill exit %q, want bf_max_time", p.BackfillExit)
 	}
 }
+
+// TestTimeMinPlansShortAndStretches is _set_backfill_timelimits and
+// _reset_job_time_limit: a job with --time-min is planned with it, starts
+// in a hole the full limit would not fit, and runs until the first
+// reservation it would cross. Read from backfill.c; not yet recorded.
+func TestTimeMinPlansShortAndStretches(t *testing.T) {
+	f := backfillFixture(t, nodesN("n", 1, 2, "batch"))
+	f.running(1, "batch", "n1", 0, 4600)
+	head := f.submit(2, 300, "nodes=2,time=60")
+	flex := f.submit(3, 200, "nodes=1,time=300", func(j *Job) { j.TimeMin = 30 * time.Minute })
+	f.pass(1000)
+	if head.Start != 4600 {
+		t.Fatalf("head expected start %d, want 4600", head.Start)
+	}
+	if flex.State != Running {
+		t.Fatalf("time_min job: %s %s", flex.State, flex.ReasonText())
+	}
+	// The head's slot starts at 4560 (4600 rounded down to 60 s): 59
+	// whole minutes after 1000.
+	if flex.End != 1000+59*60 {
+		t.Errorf("time_min job ends %d, want %d", flex.End, 1000+59*60)
+	}
+}
