@@ -116,6 +116,9 @@ func (w *fuzzWorld) submit(t *testing.T, g *byteGen, id uint32, now int64) {
 	}
 	j := &Job{ID: id, User: fmt.Sprintf("u%d", g.n(3)), Name: fmt.Sprintf("n%d", g.n(3)), Partitions: []string{w.parts[g.n(len(w.parts))]},
 		Priority: uint32(1 + g.n(50)), TimeLimit: req.TimeLimit, Request: req}
+	if g.n(5) == 0 {
+		j.TimeMin = time.Duration(1+g.n(60)) * time.Minute
+	}
 	if id > 1 && g.n(4) == 0 {
 		j.Deps = []Dependency{{Kind: DepKind(g.n(5)), Job: uint32(1 + g.n(int(id-1)))}}
 		if j.Deps[0].Kind == Singleton {
