@@ -6,7 +6,7 @@
 // the same messages, with byte offsets. One deliberate difference: libidset
 // parses numbers as 64-bit and silently truncates them to 32 bits, so
 // "4294967296" decodes to {0} there; Decode refuses every id of 2^32 and
-// more instead ("set universe size would exceed maximum"). Its order and
+// more instead ("set universe size would exceed maximum 2147483647"). Its order and
 // validity checks still see the truncated value first, as libidset's do, so
 // every input libidset rejects is rejected with libidset's message. Sets are
 // stored as sorted ranges, never one entry per id.

@@ -95,7 +95,7 @@ func Decode(s string) (*Set, error) {
 			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': Invalid argument", elem), Err: ErrInvalid}
 		}
 		if hi > MaxID || lo > MaxID {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum", elem), Err: ErrRange}
+			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
 		}
 		set.appendRange(uint32(lo), uint32(hi))
 		maxID, have = hi, true
@@ -172,7 +172,7 @@ func Parse(s string) (*Set, error) {
 			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
 		}
 		if hi > MaxID {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum", elem), Err: ErrRange}
+			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
 		}
 		rs = append(rs, Range{uint32(lo), uint32(hi)})
 	}

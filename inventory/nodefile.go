@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/index"
 	"github.com/valyala/fastjson"
 )
@@ -463,23 +464,36 @@ func (r *nodeReader) extra(n *index.Node, v *fastjson.Value, m member) error {
 	switch v.Type() {
 	case fastjson.TypeObject:
 		n.Extra = bytes.Clone(r.data[m.valStart:m.valEnd])
+		r.checkExtra(n, n.Extra, m)
 	case fastjson.TypeString:
 		b, _ := v.StringBytes()
 		n.Extra = bytes.Clone(b)
 		if n.Extra == nil {
 			n.Extra = []byte{}
 		}
-		if err := fastjson.ValidateBytes(b); err != nil {
-			line, _ := r.position(m.valStart)
-			r.warnings = append(r.warnings, Warning{File: r.file, Line: line, Node: n.Name,
-				Msg: "extra is not valid JSON, so the node has no extra data and matches no constrained job"})
-		}
+		r.checkExtra(n, b, m)
 	case fastjson.TypeNull:
 		n.Extra = nil
 	default:
 		return r.errAt(m.valStart, n.Name, "extra", "expected a JSON object or a string holding JSON")
 	}
 	return nil
+}
+
+// checkExtra warns when slurmctld would drop raw as n's extra data: invalid
+// JSON, or nesting past json-c's depth limit (Slurm logs "Failed to decode
+// extra" for both).
+func (r *nodeReader) checkExtra(n *index.Node, raw []byte, m member) {
+	if ast.ExtraUsable(raw) {
+		return
+	}
+	why := "is not valid JSON"
+	if fastjson.ValidateBytes(raw) == nil {
+		why = fmt.Sprintf("nests a value %d arrays and objects deep (json-c's limit)", ast.MaxExtraDepth)
+	}
+	line, _ := r.position(m.valStart)
+	r.warnings = append(r.warnings, Warning{File: r.file, Line: line, Node: n.Name,
+		Msg: "extra " + why + ", so the node has no extra data and matches no constrained job"})
 }
 
 // gres reads generic resources given as strings "name[:type][:count]" or as

@@ -1,9 +1,11 @@
 package inventory
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -162,5 +164,39 @@ func TestLoadReadsTheExampleNodeFile(t *testing.T) {
 	}
 	if len(nodes) != 4 || len(warnings) != 1 {
 		t.Errorf("got %d nodes and warnings %v; want 4 nodes and 1 warning", len(nodes), warnings)
+	}
+}
+
+// slurmctld's json-c refuses a value inside 32 arrays and objects and logs
+// "Failed to decode extra", as for invalid JSON; sift warns for both.
+func TestNodeExtraNestedPastJSONCLimitWarns(t *testing.T) {
+	deep := func(n int) string { return `{"a":` + strings.Repeat("[", n-1) + "1" + strings.Repeat("]", n-1) + "}" }
+	deepStr, _ := json.Marshal(deep(32))
+	tests := []struct {
+		name, text string
+		warn       bool
+	}{
+		{"object 31 deep", `{"name":"n","extra":` + deep(31) + "}\n", false},
+		{"object 32 deep", `{"name":"n","extra":` + deep(32) + "}\n", true},
+		{"string 32 deep", `{"name":"n","extra":` + string(deepStr) + "}\n", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, warnings, err := ParseNodeFile("f.jsonl", []byte(tt.text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := 0
+			if tt.warn {
+				want = 1
+			}
+			if len(warnings) != want || (want == 1 && !strings.Contains(warnings[0].Msg, "32 arrays and objects deep")) {
+				t.Fatalf("warnings %v, want %d naming the depth limit", warnings, want)
+			}
+		})
+	}
+	data := `[{"name":"n","extra":` + string(deepStr) + `}]`
+	if _, warnings, err := ParseSlurmJSON("s.json", []byte(`{"nodes":`+data+`}`)); err != nil || len(warnings) != 1 {
+		t.Fatalf("scontrol JSON: warnings %v, err %v; want one warning", warnings, err)
 	}
 }

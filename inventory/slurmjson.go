@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fastjson"
 
+	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 )
@@ -79,14 +80,15 @@ func parseScontrolNodes(name string, arr *fastjson.Value) ([]index.Node, []Warni
 	return out, extraWarnings(name, out), nil
 }
 
-// extraWarnings warns about nodes whose extra data is not valid JSON: like
+// extraWarnings warns about nodes whose extra data is not valid JSON or nests
+// past json-c's depth limit (Slurm logs "Failed to decode extra"): like
 // slurmctld, sift keeps such a node without extra data, so it matches no
 // constrained job.
 func extraWarnings(file string, nodes []index.Node) []Warning {
 	var ws []Warning
 	for i := range nodes {
-		if len(nodes[i].Extra) > 0 && fastjson.ValidateBytes(nodes[i].Extra) != nil {
-			ws = append(ws, Warning{File: file, Line: 1, Msg: fmt.Sprintf("node %s: extra is not valid JSON; the node matches no extra constraint", nodes[i].Name)})
+		if len(nodes[i].Extra) > 0 && !ast.ExtraUsable(nodes[i].Extra) {
+			ws = append(ws, Warning{File: file, Line: 1, Msg: fmt.Sprintf("node %s: extra is not valid JSON or nests a value %d arrays and objects deep (json-c's limit); the node matches no extra constraint", nodes[i].Name, ast.MaxExtraDepth)})
 		}
 	}
 	return ws

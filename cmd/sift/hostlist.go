@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -107,6 +108,11 @@ func exprArg(cmd *cobra.Command, arg, sep string) (string, error) {
 	data, err := io.ReadAll(cmd.InOrStdin())
 	if err != nil {
 		return "", fmt.Errorf("reading standard input: %w", err)
+	}
+	// A NUL would end the text early for a C reader; refuse it rather than
+	// silently drop what follows.
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return "", invalidInput(fmt.Errorf("standard input: NUL byte at byte offset %d", i))
 	}
 	return strings.Join(strings.Fields(string(data)), sep), nil
 }

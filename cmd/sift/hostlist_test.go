@@ -76,3 +76,25 @@ func TestHostlistAndIdsetReadStandardInputForDash(t *testing.T) {
 		})
 	}
 }
+
+func TestStandardInputWithNULIsRefusedWithItsOffset(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		want  string
+	}{
+		{"hostlist", []string{"hostlist", "compress", "-"}, "n1 n2\x00n3\n", "NUL byte at byte offset 5"},
+		{"hostlist first byte", []string{"hostlist", "count", "-"}, "\x00n1", "NUL byte at byte offset 0"},
+		{"idset", []string{"idset", "encode", "-"}, "1 2\n\x003", "NUL byte at byte offset 4"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := run(tt.args, strings.NewReader(tt.stdin), &out, &errb)
+			if code != exitInvalidInput || out.Len() != 0 || !strings.Contains(errb.String(), tt.want) {
+				t.Fatalf("sift %q < %q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tt.args, tt.stdin, code, out.String(), errb.String(), tt.want)
+			}
+		})
+	}
+}

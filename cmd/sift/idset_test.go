@@ -49,3 +49,10 @@ func TestIdsetDecodeStreamsLargeRanges(t *testing.T) {
 		t.Fatalf("exit %d, %d lines", code, strings.Count(out, "\n"))
 	}
 }
+
+func TestIdsetDecodeOverMaximumNamesTheMaximum(t *testing.T) {
+	_, errOut, code := runCLI("idset", "decode", "0-3000000000")
+	if want := "sift: error appending '0-3000000000': set universe size would exceed maximum 2147483647\n"; errOut != want || code != exitInvalidInput {
+		t.Fatalf("stderr %q exit %d, want %q exit 2", errOut, code, want)
+	}
+}

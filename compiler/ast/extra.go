@@ -241,3 +241,11 @@ func jsonNumber(text string) float64 {
 	}
 	return parseRounded(text)
 }
+
+// ExtraUsable reports whether slurmctld would keep raw as a node's extra
+// data: strict JSON nesting no value inside MaxExtraDepth arrays and objects. A node whose extra
+// fails this has no extra data, and Slurm logs "Failed to decode extra".
+func ExtraUsable(raw []byte) bool {
+	_, ok := ParseExtra(raw)
+	return ok
+}
