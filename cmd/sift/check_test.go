@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCheckGolden(t *testing.T) {
 	runGolden(t, "check", []cliCase{
@@ -18,4 +21,20 @@ func TestCheckGolden(t *testing.T) {
 		{"no-expression", []string{"check"}},
 		{"two-expressions", []string{"check", "a=1", "b=2"}},
 	}, nil)
+}
+
+func TestLongInputErrorEchoesAWindowAroundTheCaret(t *testing.T) {
+	text := strings.Repeat("a=1&", 30000) + "b=&" + strings.Repeat("c=2&", 100)
+	_, errOut, code := runCLI("check", "--lang", "slurm", text)
+	lines := strings.Split(strings.TrimSuffix(errOut, "\n"), "\n")
+	if code != exitInvalidInput || len(lines) != 3 {
+		t.Fatalf("exit %d, stderr %d bytes in %d lines; want exit 2 and 3 lines", code, len(errOut), len(lines))
+	}
+	echo, caret := lines[1], lines[2]
+	if len(echo) > 2+3+2*echoHalf+3 || !strings.HasPrefix(echo, "  ...") || !strings.HasSuffix(echo, "...") {
+		t.Errorf("echo %q: want at most about 100 bytes cut with ... at both ends", echo)
+	}
+	if len(caret) > len(echo) || !strings.HasSuffix(caret, "^") {
+		t.Errorf("caret line %q does not point inside the echo %q", caret, echo)
+	}
 }

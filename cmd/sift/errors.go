@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Exit codes of every sift command.
@@ -56,7 +57,8 @@ func report(w io.Writer, err error) int {
 	if errors.As(err, &src) && errors.As(err, &off) && !strings.ContainsAny(src.text, "\n\r") {
 		o := off.ByteOffset()
 		if o >= 0 && o <= len(src.text) {
-			fmt.Fprintf(w, "  %s\n  %s^\n", src.text, caretPad(src.text[:o]))
+			win, c := echoWindow(src.text, o)
+			fmt.Fprintf(w, "  %s\n  %s^\n", win, caretPad(win[:c]))
 		}
 	}
 	var ee *exitError
@@ -68,6 +70,30 @@ func report(w io.Writer, err error) int {
 		return exitInvalidInput
 	}
 	return exitRuntime
+}
+
+// echoHalf bounds the echo of an input to about 100 bytes around the caret,
+// so a huge input is not printed whole.
+const echoHalf = 48
+
+// echoWindow returns the part of text within echoHalf bytes of byte o, with
+// "..." where it is cut, and o's offset inside that window.
+func echoWindow(text string, o int) (string, int) {
+	start, end := max(0, o-echoHalf), min(len(text), o+echoHalf)
+	for start > 0 && !utf8.RuneStart(text[start]) {
+		start--
+	}
+	for end < len(text) && !utf8.RuneStart(text[end]) {
+		end++
+	}
+	win, c := text[start:end], o-start
+	if start > 0 {
+		win, c = "..."+win, c+3
+	}
+	if end < len(text) {
+		win += "..."
+	}
+	return win, c
 }
 
 // caretPad returns whitespace as wide as prefix, keeping tabs so the caret
