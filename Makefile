@@ -8,7 +8,9 @@ STATICCHECK_VERSION := v0.8.2
 GOBIN_DIR   := $(or $(shell $(GO) env GOBIN),$(shell $(GO) env GOPATH)/bin)
 STATICCHECK := $(GOBIN_DIR)/staticcheck
 
-.PHONY: all build test fmt-check vet staticcheck race fuzz-short fuzz bench clean
+# lab: build Slurm from SLURM_SRC, start a loopback cluster, record the
+# smoke set and replay it (lab/slurm/README.md). Never part of `make test`.
+.PHONY: all build test lab fmt-check vet staticcheck race fuzz-short fuzz bench clean
 
 all: build
 
@@ -66,6 +68,10 @@ fuzz: fuzz-short
 ## bench: every benchmark, with allocations, benchstat-readable
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./...
+
+## lab: the real-Slurm lab (needs SLURM_SRC; see lab/slurm/README.md)
+lab:
+	lab/slurm/lab.sh
 
 clean:
 	rm -rf bin

@@ -17,11 +17,15 @@ import (
 // (testdata/select/slurm-real): the slurm.conf it ran with and, per case,
 // the jobs submitted in order with what Slurm did with each.
 type realRecord struct {
-	SlurmVersion string     `json:"slurm_version"`
-	SlurmCommit  string     `json:"slurm_commit"`
-	SlurmConf    string     `json:"slurm_conf"`
-	GresConf     string     `json:"gres_conf"`
-	Cases        []realCase `json:"cases"`
+	SlurmVersion string `json:"slurm_version"`
+	SlurmCommit  string `json:"slurm_commit"`
+	SlurmConf    string `json:"slurm_conf"`
+	GresConf     string `json:"gres_conf"`
+	// LabScript and RecordedBy name how lab/slurm recorded the file; files
+	// from before the lab was committed have neither.
+	LabScript  string     `json:"lab_script"`
+	RecordedBy string     `json:"recorded_by"`
+	Cases      []realCase `json:"cases"`
 }
 
 type realCase struct {
@@ -82,8 +86,16 @@ const (
 
 var selectTypeLine = regexp.MustCompile(`(?m)^SelectType=select/(\S+)`)
 
+// realDirEnv names a directory of recordings to replay instead of the
+// committed ones (make lab replays what it just recorded).
+const realDirEnv = "SIFT_SLURM_REAL"
+
 func TestSelectMatchesRealSlurm(t *testing.T) {
-	files, err := filepath.Glob("testdata/select/slurm-real/*.json")
+	dir := "testdata/select/slurm-real"
+	if d := os.Getenv(realDirEnv); d != "" {
+		dir = d
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no recorded Slurm answers: %v", err)
 	}

@@ -1,0 +1,145 @@
+// Command siftlab records what a running Slurm decides, for sift's replay
+// tests. It drives the loopback cluster of lab/slurm (start.sh, stop.sh)
+// and writes the JSON the select replay reads
+// (cmd/sift/testdata/select/slurm-real), extended for scheduling.
+//
+//	siftlab record -in CASES.json -out REC.json [-frac F -seed S]
+//	siftlab compare OLD.json NEW.json
+//	siftlab gen -conf FRAGMENT -n N -seed S -out CASES.json
+//
+// A case file has the recording's shape without the "slurm" answers; a
+// recording is also a case file, so old recordings can be recorded again.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Recording is one cluster's answers: the slurm.conf it ran with and, per
+// case, the jobs submitted in order with what Slurm did with each.
+type Recording struct {
+	SlurmVersion string `json:"slurm_version"`
+	SlurmCommit  string `json:"slurm_commit"`
+	SlurmConf    string `json:"slurm_conf"`
+	GresConf     string `json:"gres_conf"`
+	// Sacctmgr holds sacctmgr commands, one a line, loaded into slurmdbd
+	// before the cases run; empty runs without accounting.
+	Sacctmgr string `json:"sacctmgr,omitempty"`
+	// LabScript and RecordedBy say how the file was made: the lab script
+	// and the exact command line.
+	LabScript  string `json:"lab_script,omitempty"`
+	RecordedBy string `json:"recorded_by,omitempty"`
+	Cases      []Case `json:"cases"`
+}
+
+// Case is one sequence of steps run on an empty cluster.
+type Case struct {
+	Name string `json:"name"`
+	// Mode is run-now (submit and read the job) or test-only (sbatch
+	// --test-only, a will-run answer). A spec prefixed "test-only:" is a
+	// will-run question inside a run-now case.
+	Mode string `json:"mode"`
+	Jobs []Job  `json:"jobs"`
+	// Sdiag, Sprio and Sshare ask for those reports after the last step.
+	Sdiag  bool `json:"sdiag,omitempty"`
+	Sprio  bool `json:"sprio,omitempty"`
+	Sshare bool `json:"sshare,omitempty"`
+	// After is what Slurm shows once every step ran.
+	After *After `json:"after,omitempty"`
+}
+
+// Job is one step: a submission (Spec, Sbatch) or, with Action, a cancel of
+// an earlier job ("cancel:N", N counting submissions from 1) or a wait
+// ("sleep:SECONDS").
+type Job struct {
+	Spec   string   `json:"spec"`
+	Sbatch []string `json:"sbatch,omitempty"`
+	Action string   `json:"action,omitempty"`
+	Slurm  Outcome  `json:"slurm"`
+}
+
+// Outcome is `scontrol show job -d` for a submitted job, or the answer of
+// `sbatch --test-only` (OK, Processors, Nodes or Error).
+type Outcome struct {
+	State      string `json:"state,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	Nodes      string `json:"nodes,omitempty"`
+	NumCPUs    int    `json:"num_cpus,omitempty"`
+	PerNode    []Node `json:"per_node,omitempty"`
+	OK         bool   `json:"ok,omitempty"`
+	Processors int    `json:"processors,omitempty"`
+	Error      string `json:"error,omitempty"`
+	StartEpoch int64  `json:"start_epoch,omitempty"`
+	AskedEpoch int64  `json:"asked_epoch,omitempty"`
+	// SqueueStart is `squeue --start` for a pending job: expected start
+	// (epoch) and the nodes it expects.
+	SqueueStart int64  `json:"squeue_start,omitempty"`
+	SqueueNodes string `json:"squeue_nodes,omitempty"`
+}
+
+// Node is one `Nodes= CPU_IDs= Mem= GRES=` line; Cores are the core
+// indexes behind CPU_IDs (CPU id / ThreadsPerCore).
+type Node struct {
+	Name   string `json:"name"`
+	CPUIDs string `json:"cpu_ids"`
+	Cores  []int  `json:"cores"`
+	MemMB  uint64 `json:"mem_mb"`
+	Gres   string `json:"gres"`
+}
+
+// After is the state of every submitted job after a case's last step, and
+// the reports the case asked for (raw rows, as the commands print them).
+type After struct {
+	Jobs   []Outcome         `json:"jobs"`
+	Sdiag  map[string]string `json:"sdiag,omitempty"`
+	Sprio  []string          `json:"sprio,omitempty"`
+	Sshare []string          `json:"sshare,omitempty"`
+}
+
+func readRecording(path string) (*Recording, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Recording
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &r, nil
+}
+
+func writeRecording(path string, r *Recording) error {
+	b, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func main() {
+	if len(os.Args) < 2 {
+		usage()
+	}
+	var err error
+	switch os.Args[1] {
+	case "record":
+		err = record(os.Args[2:])
+	case "compare":
+		err = compare(os.Args[2:])
+	case "gen":
+		err = gen(os.Args[2:])
+	default:
+		usage()
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "siftlab:", err)
+		os.Exit(1)
+	}
+}
+
+func usage() {
+	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json")
+	os.Exit(2)
+}

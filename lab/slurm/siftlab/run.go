@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// lab drives the running loopback cluster through Slurm's commands.
+type lab struct {
+	dir     string // lab/slurm, where start.sh lives
+	run     string // $LAB_RUN
+	threads map[string]int
+	nodes   int
+}
+
+func (l *lab) cmd(name string, args ...string) (string, string, error) {
+	c := exec.Command(name, args...)
+	c.Env = append(os.Environ(), "SLURM_TIME_FORMAT=%s")
+	var out, errb bytes.Buffer
+	c.Stdout, c.Stderr = &out, &errb
+	err := c.Run()
+	return out.String(), errb.String(), err
+}
+
+func record(args []string) error {
+	fs := flag.NewFlagSet("record", flag.ExitOnError)
+	in := fs.String("in", "", "case file or earlier recording")
+	out := fs.String("out", "", "recording to write")
+	frac := fs.Float64("frac", 1, "record this fraction of the cases (seeded per file)")
+	seed := fs.Int64("seed", 1, "seed of the sample")
+	labDir := fs.String("lab", "lab/slurm", "directory of start.sh")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *in == "" || *out == "" {
+		return errors.New("record needs -in and -out")
+	}
+	rec, err := readRecording(*in)
+	if err != nil {
+		return err
+	}
+	rec.Cases = sample(rec.Cases, filepath.Base(*in), *frac, *seed)
+	l := &lab{dir: *labDir, threads: nodeThreads(rec.SlurmConf)}
+	if err := l.start(rec); err != nil {
+		return err
+	}
+	ver, _, err := l.cmd("sinfo", "-V")
+	if err != nil {
+		return fmt.Errorf("sinfo -V: %w", err)
+	}
+	rec.SlurmVersion = strings.TrimSpace(ver)
+	rec.SlurmCommit = os.Getenv("SLURM_COMMIT")
+	rec.LabScript = "lab/slurm/start.sh"
+	rec.RecordedBy = "siftlab record " + strings.Join(args, " ")
+	for i := range rec.Cases {
+		if err := l.runCase(&rec.Cases[i]); err != nil {
+			return fmt.Errorf("case %q: %w", rec.Cases[i].Name, err)
+		}
+	}
+	return writeRecording(*out, rec)
+}
+
+// sample keeps each case with probability frac, drawn from a generator
+// seeded by the file's name and seed, so a sample is reproducible.
+func sample(cases []Case, file string, frac float64, seed int64) []Case {
+	if frac >= 1 {
+		return cases
+	}
+	h := fnv.New64a()
+	h.Write([]byte(file))
+	rng := rand.New(rand.NewSource(int64(h.Sum64()) ^ seed))
+	var kept []Case
+	for _, c := range cases {
+		if rng.Float64() < frac {
+			kept = append(kept, c)
+		}
+	}
+	return kept
+}
+
+// start writes the recording's slurm.conf and gres.conf where start.sh
+// reads them and starts the cluster (with slurmdbd when it has accounts).
+func (l *lab) start(rec *Recording) error {
+	tmp, err := os.MkdirTemp("", "siftlab")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	conf := filepath.Join(tmp, "slurm.conf")
+	args := []string{"--conf", conf}
+	if err := os.WriteFile(conf, []byte(rec.SlurmConf), 0o644); err != nil {
+		return err
+	}
+	if rec.GresConf != "" {
+		g := filepath.Join(tmp, "gres.conf")
+		if err := os.WriteFile(g, []byte(rec.GresConf), 0o644); err != nil {
+			return err
+		}
+		args = append(args, "--gres", g)
+	}
+	if rec.Sacctmgr != "" {
+		s := filepath.Join(tmp, "accounts.sacctmgr")
+		if err := os.WriteFile(s, []byte(rec.Sacctmgr), 0o644); err != nil {
+			return err
+		}
+		args = append(args, "--sacctmgr", s)
+	}
+	c := exec.Command(filepath.Join(l.dir, "start.sh"), args...)
+	c.Stdout, c.Stderr = os.Stderr, os.Stderr
+	if err := c.Run(); err != nil {
+		return fmt.Errorf("start.sh: %w", err)
+	}
+	l.nodes = len(l.threads)
+	l.run = os.Getenv("LAB_RUN")
+	if l.run == "" {
+		l.run = filepath.Join(os.TempDir(), "sift-lab-"+os.Getenv("USER"))
+	}
+	return nil
+}
+
+// clear cancels every job and waits for all nodes to be idle again.
+func (l *lab) clear() error {
+	_, _, _ = l.cmd("scancel", "--full", "-u", currentUser())
+	for range 600 {
+		q, _, _ := l.cmd("squeue", "-h", "-o", "%i")
+		s, _, _ := l.cmd("sinfo", "-h", "-N", "-t", "idle", "-o", "%N")
+		if strings.TrimSpace(q) == "" && len(strings.Fields(s)) >= l.nodes {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return errors.New("cluster did not drain")
+}
+
+func currentUser() string {
+	out, err := exec.Command("id", "-un").Output()
+	if err != nil {
+		return "root"
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (l *lab) runCase(c *Case) error {
+	if err := l.clear(); err != nil {
+		return err
+	}
+	var ids []string
+	for i := range c.Jobs {
+		j := &c.Jobs[i]
+		switch {
+		case strings.HasPrefix(j.Action, "cancel:"):
+			n, err := strconv.Atoi(strings.TrimPrefix(j.Action, "cancel:"))
+			if err != nil || n < 1 || n > len(ids) {
+				return fmt.Errorf("bad action %q", j.Action)
+			}
+			_, _, _ = l.cmd("scancel", ids[n-1])
+			time.Sleep(300 * time.Millisecond)
+			continue
+		case strings.HasPrefix(j.Action, "sleep:"):
+			s, err := strconv.ParseFloat(strings.TrimPrefix(j.Action, "sleep:"), 64)
+			if err != nil {
+				return fmt.Errorf("bad action %q", j.Action)
+			}
+			time.Sleep(time.Duration(s * float64(time.Second)))
+			continue
+		}
+		spec, testOnly := j.Spec, c.Mode == "test-only"
+		if rest, ok := strings.CutPrefix(spec, "test-only:"); ok {
+			spec, testOnly = rest, true
+		}
+		sb := j.Sbatch
+		if len(sb) == 0 {
+			sb = sbatchArgs(spec)
+		}
+		common := []string{"--chdir=" + os.TempDir(), "--output=/dev/null", "--wrap=sleep 100000"}
+		if testOnly {
+			asked := time.Now().Unix()
+			_, errs, err := l.cmd("sbatch", append(append([]string{"--test-only"}, sb...), common...)...)
+			j.Slurm = parseTestOnly(errs, err != nil)
+			if c.Mode != "test-only" {
+				j.Slurm.AskedEpoch = asked
+			}
+			continue
+		}
+		out, errs, err := l.cmd("sbatch", append(append([]string{"--parsable"}, sb...), common...)...)
+		if err != nil {
+			j.Slurm = Outcome{State: "REJECTED", Error: strings.TrimSpace(errs)}
+			continue
+		}
+		id := strings.TrimSpace(strings.Split(out, ";")[0])
+		ids = append(ids, id)
+		j.Slurm = l.settle(id)
+	}
+	if len(ids) > 0 && (c.Sdiag || c.Sprio || c.Sshare || hasActions(c)) {
+		a := &After{}
+		for _, id := range ids {
+			a.Jobs = append(a.Jobs, l.show(id))
+		}
+		if c.Sdiag {
+			out, _, _ := l.cmd("sdiag")
+			a.Sdiag = parseSdiag(out)
+		}
+		if c.Sprio {
+			out, _, _ := l.cmd("sprio", "-h", "-l")
+			a.Sprio = lines(out)
+		}
+		if c.Sshare {
+			out, _, _ := l.cmd("sshare", "-h", "-a", "-l", "-P")
+			a.Sshare = lines(out)
+		}
+		c.After = a
+	}
+	return nil
+}
+
+func hasActions(c *Case) bool {
+	for _, j := range c.Jobs {
+		if j.Action != "" {
+			return true
+		}
+	}
+	return false
+}
+
+func lines(s string) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// settle waits until slurmctld has decided on a new job (it runs, or
+// pends for a reason other than None) and reads it.
+func (l *lab) settle(id string) Outcome {
+	var o Outcome
+	for range 50 {
+		o = l.show(id)
+		if o.State != "PENDING" || (o.Reason != "None" && o.Reason != "") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return o
+}
+
+// show reads a job, with squeue --start's estimate when it pends.
+func (l *lab) show(id string) Outcome {
+	out, _, _ := l.cmd("scontrol", "-d", "show", "job", id)
+	o := parseJob(out, l.threads)
+	if o.State == "PENDING" {
+		s, _, _ := l.cmd("squeue", "-h", "--start", "-j", id, "-o", "%S|%Y")
+		start, nodes, _ := strings.Cut(strings.TrimSpace(s), "|")
+		o.SqueueStart, _ = strconv.ParseInt(start, 10, 64)
+		if nodes != "(null)" {
+			o.SqueueNodes = nodes
+		}
+	}
+	return o
+}

@@ -1,0 +1,145 @@
+#!/usr/bin/env bash
+# Starts a loopback Slurm cluster for the sift lab: slurmctld, one slurmd per
+# NodeName (multiple-slurmd build, all on 127.0.0.1) and, with --dbd, a
+# private MariaDB (own datadir and socket under $LAB_RUN, 127.0.0.1:$DB_PORT)
+# and slurmdbd with accounts loaded from a sacctmgr command file (one
+# sacctmgr command a line, @USER@ standing for the user running the lab).
+#
+#   lab/slurm/start.sh [--conf FRAGMENT] [--gres GRES_CONF] [--nodes N]
+#                      [--dbd] [--sacctmgr FILE]
+#
+# FRAGMENT holds the case's slurm.conf lines (SelectType, NodeName,
+# PartitionName, ...); the lab owns the cluster name, ports, users, auth and
+# paths and drops those keys from it. Without --conf, N (default 16) nodes
+# n1..nN of 8 CPUs and 16000 MB. Stops whatever the lab ran before, so a
+# second start leaves no strays. Works as root or as an unprivileged user.
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")" && pwd)"
+. "$HERE/env.sh"
+FRAG="" GRES="" NODES=16 DBD=0 SACCT=""
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--conf) FRAG="$2"; shift 2 ;;
+	--gres) GRES="$2"; shift 2 ;;
+	--nodes) NODES="$2"; shift 2 ;;
+	--dbd) DBD=1; shift ;;
+	--sacctmgr) SACCT="$2"; DBD=1; shift 2 ;;
+	*) echo "start.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+done
+[ -x "$SLURM_PREFIX/sbin/slurmctld" ] || { echo "start.sh: no Slurm in $SLURM_PREFIX (run install.sh)" >&2; exit 1; }
+
+"$HERE/stop.sh" >/dev/null
+rm -rf "$LAB_RUN/state" "$LAB_RUN/spool" "$LAB_RUN/etc"
+mkdir -p "$LAB_RUN"/{etc,state,spool,log,pids,dev,jobs}
+chmod 700 "$LAB_RUN"
+for i in $(seq 0 15); do : >"$LAB_RUN/dev/nvidia$i"; done
+ETC="$LAB_RUN/etc"
+[ -f "$LAB_RUN/slurm.key" ] || { head -c 1024 /dev/urandom >"$LAB_RUN/slurm.key"; chmod 600 "$LAB_RUN/slurm.key"; }
+cp "$LAB_RUN/slurm.key" "$ETC/slurm.key"
+
+# The case's lines, without the keys the lab owns.
+OWNED='^(ClusterName|SlurmctldHost|SlurmctldPort|SlurmUser|SlurmdUser|AuthType|CredType|StateSaveLocation|SlurmdSpoolDir|SlurmctldPidFile|SlurmdPidFile|SlurmctldLogFile|SlurmdLogFile|AccountingStorageHost|AccountingStoragePort)='
+if [ -n "$FRAG" ]; then
+	grep -Ev "$OWNED" "$FRAG" | sed "s#/work/slurmrun#$LAB_RUN#g" >"$ETC/case.conf"
+else
+	: >"$ETC/case.conf"
+	for i in $(seq "$NODES"); do
+		echo "NodeName=n$i NodeAddr=127.0.0.1 Port=$((17000 + i)) CPUs=8 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=16000" >>"$ETC/case.conf"
+	done
+	echo "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP" >>"$ETC/case.conf"
+fi
+has() { grep -Eq "^$1=" "$ETC/case.conf"; }
+{
+	echo "ClusterName=sift"
+	echo "SlurmctldHost=localhost(127.0.0.1)"
+	echo "SlurmctldPort=$CTLD_PORT"
+	echo "SlurmUser=$LAB_USER"
+	echo "SlurmdUser=$LAB_USER"
+	echo "AuthType=auth/slurm"
+	echo "CredType=cred/slurm"
+	echo "StateSaveLocation=$LAB_RUN/state"
+	echo "SlurmdSpoolDir=$LAB_RUN/spool/%n"
+	echo "SlurmctldPidFile=$LAB_RUN/pids/slurmctld.pid"
+	echo "SlurmdPidFile=$LAB_RUN/pids/slurmd.%n.pid"
+	echo "SlurmctldLogFile=$LAB_RUN/log/slurmctld.log"
+	echo "SlurmdLogFile=$LAB_RUN/log/slurmd.%n.log"
+	# Defaults a case may override.
+	has ProctrackType || echo "ProctrackType=proctrack/linuxproc"
+	has TaskPlugin || echo "TaskPlugin=task/none"
+	has JobAcctGatherType || echo "JobAcctGatherType=jobacct_gather/none"
+	has SlurmdParameters || echo "SlurmdParameters=config_overrides"
+	has SchedulerType || echo "SchedulerType=sched/builtin"
+	has ReturnToService || echo "ReturnToService=2"
+	has MpiDefault || echo "MpiDefault=none"
+	has GresTypes || echo "GresTypes=gpu"
+	has MinJobAge || echo "MinJobAge=2"
+	has SchedulerParameters || echo "SchedulerParameters=batch_sched_delay=0"
+	if [ "$DBD" = 1 ]; then
+		has AccountingStorageType || echo "AccountingStorageType=accounting_storage/slurmdbd"
+		echo "AccountingStorageHost=localhost"
+		echo "AccountingStoragePort=$DBD_PORT"
+		has AccountingStorageEnforce || echo "AccountingStorageEnforce=associations,limits,qos"
+	fi
+	cat "$ETC/case.conf"
+} >"$SLURM_CONF"
+if [ -n "$GRES" ]; then sed "s#/work/slurmrun#$LAB_RUN#g" "$GRES" >"$ETC/gres.conf"; else : >"$ETC/gres.conf"; fi
+
+wait_for() { # what seconds command...
+	local what="$1" secs="$2"; shift 2
+	for _ in $(seq $((secs * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
+	echo "start.sh: $what did not come up; see $LAB_RUN/log" >&2; return 1
+}
+
+if [ "$DBD" = 1 ]; then
+	DB="$LAB_RUN/mysql" SOCK="$LAB_RUN/mysql.sock"
+	if [ ! -d "$DB/mysql" ]; then
+		mariadb-install-db --no-defaults --datadir="$DB" --user="$LAB_USER" \
+			--auth-root-authentication-method=normal --skip-test-db >"$LAB_RUN/log/mariadb-install.log" 2>&1
+	fi
+	mariadbd --no-defaults --datadir="$DB" --socket="$SOCK" --port="$DB_PORT" \
+		--bind-address=127.0.0.1 --pid-file="$LAB_RUN/pids/mariadb.pid" --user="$LAB_USER" \
+		--log-error="$LAB_RUN/log/mariadb.log" >/dev/null 2>&1 &
+	wait_for MariaDB 60 mariadb --no-defaults -S "$SOCK" -u root -e 'select 1'
+	mariadb --no-defaults -S "$SOCK" -u root -e "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'siftlab';
+		GRANT ALL ON slurm_acct_db_sift.* TO 'slurm'@'127.0.0.1';"
+	cat >"$ETC/slurmdbd.conf" <<DBD
+AuthType=auth/slurm
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$DBD_PORT
+SlurmUser=$LAB_USER
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$DB_PORT
+StorageUser=slurm
+StoragePass=siftlab
+StorageLoc=slurm_acct_db_sift
+PidFile=$LAB_RUN/pids/slurmdbd.pid
+LogFile=$LAB_RUN/log/slurmdbd.log
+DBD
+	chmod 600 "$ETC/slurmdbd.conf"
+	slurmdbd
+	wait_for slurmdbd 60 sacctmgr -n list cluster
+	# A fresh cluster each start: the case's accounts and nothing else.
+	sacctmgr -i delete cluster sift >/dev/null 2>&1 || true
+	sacctmgr -i add cluster sift >/dev/null
+	if [ -n "$SACCT" ]; then
+		while IFS= read -r line; do
+			case "$line" in ''|'#'*) continue ;; esac
+			line="${line//@USER@/$LAB_USER}"
+			# shellcheck disable=SC2086
+			sacctmgr -i $line >/dev/null || { echo "start.sh: sacctmgr $line failed" >&2; exit 1; }
+		done <"$SACCT"
+	fi
+fi
+
+slurmctld -c
+wait_for slurmctld 60 scontrol ping
+for n in $(sed -n 's/^NodeName=\([^ ]*\) .*NodeAddr=.*/\1/p' "$SLURM_CONF"); do
+	slurmd -N "$n"
+done
+want=$(grep -c '^NodeName=.*NodeAddr=' "$SLURM_CONF")
+idle() { [ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -ge "$want" ]; }
+wait_for "$want idle nodes" 120 idle
+echo "lab: $want nodes up (SLURM_CONF=$SLURM_CONF)$([ "$DBD" = 1 ] && echo ', slurmdbd on MariaDB 127.0.0.1:'"$DB_PORT")"
