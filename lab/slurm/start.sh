@@ -39,7 +39,7 @@ ETC="$LAB_RUN/etc"
 cp "$LAB_RUN/slurm.key" "$ETC/slurm.key"
 
 # The case's lines, without the keys the lab owns.
-OWNED='^(ClusterName|SlurmctldHost|SlurmctldPort|SlurmUser|SlurmdUser|AuthType|CredType|StateSaveLocation|SlurmdSpoolDir|SlurmctldPidFile|SlurmdPidFile|SlurmctldLogFile|SlurmdLogFile|AccountingStorageHost|AccountingStoragePort)='
+OWNED='^(ClusterName|SlurmctldHost|SlurmctldPort|SlurmUser|SlurmdUser|AuthType|CredType|StateSaveLocation|SlurmdSpoolDir|SlurmctldPidFile|SlurmdPidFile|SlurmctldLogFile|SlurmdLogFile|AccountingStorageHost|AccountingStoragePort|CommunicationParameters)='
 if [ -n "$FRAG" ]; then
 	grep -Ev "$OWNED" "$FRAG" | sed "s#/work/slurmrun#$LAB_RUN#g" >"$ETC/case.conf"
 else
@@ -58,6 +58,8 @@ has() { grep -Eq "^$1=" "$ETC/case.conf"; }
 	echo "SlurmdUser=$LAB_USER"
 	echo "AuthType=auth/slurm"
 	echo "CredType=cred/slurm"
+	# Bind to the node's address (127.0.0.1), not to every interface.
+	echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny"
 	echo "StateSaveLocation=$LAB_RUN/state"
 	echo "SlurmdSpoolDir=$LAB_RUN/spool/%n"
 	echo "SlurmctldPidFile=$LAB_RUN/pids/slurmctld.pid"
@@ -101,7 +103,9 @@ if [ "$DBD" = 1 ]; then
 		--bind-address=127.0.0.1 --pid-file="$LAB_RUN/pids/mariadb.pid" --user="$LAB_USER" \
 		--log-error="$LAB_RUN/log/mariadb.log" >/dev/null 2>&1 &
 	wait_for MariaDB 60 mariadb --no-defaults -S "$SOCK" -u root -e 'select 1'
-	mariadb --no-defaults -S "$SOCK" -u root -e "CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'siftlab';
+	# A fresh accounting database each start: the case's accounts and nothing else.
+	mariadb --no-defaults -S "$SOCK" -u root -e "DROP DATABASE IF EXISTS slurm_acct_db_sift;
+		CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'siftlab';
 		GRANT ALL ON slurm_acct_db_sift.* TO 'slurm'@'127.0.0.1';"
 	cat >"$ETC/slurmdbd.conf" <<DBD
 AuthType=auth/slurm
@@ -121,9 +125,7 @@ DBD
 	chmod 600 "$ETC/slurmdbd.conf"
 	slurmdbd
 	wait_for slurmdbd 60 sacctmgr -n list cluster
-	# A fresh cluster each start: the case's accounts and nothing else.
-	sacctmgr -i delete cluster sift >/dev/null 2>&1 || true
-	sacctmgr -i add cluster sift >/dev/null
+	sacctmgr -i add cluster sift >/dev/null || { echo "start.sh: sacctmgr add cluster failed" >&2; exit 1; }
 	if [ -n "$SACCT" ]; then
 		while IFS= read -r line; do
 			case "$line" in ''|'#'*) continue ;; esac
@@ -136,10 +138,23 @@ fi
 
 slurmctld -c
 wait_for slurmctld 60 scontrol ping
-for n in $(sed -n 's/^NodeName=\([^ ]*\) .*NodeAddr=.*/\1/p' "$SLURM_CONF"); do
-	slurmd -N "$n"
+# Every slurmd of a host unlinks and binds /run/slurm/sack.socket (auth/slurm),
+# so one started beside another can lose that race and exit: start again
+# whichever is not running.
+NODE_NAMES=$(sed -n 's/^NodeName=\([^ ]*\) .*NodeAddr=.*/\1/p' "$SLURM_CONF")
+for attempt in 1 2 3 4 5; do
+	missing=0
+	for n in $NODE_NAMES; do
+		pid="$(cat "$LAB_RUN/pids/slurmd.$n.pid" 2>/dev/null || true)"
+		if [ -z "$pid" ] || ! kill -0 "$pid" 2>/dev/null; then
+			missing=$((missing + 1))
+			slurmd -N "$n" || true
+		fi
+	done
+	[ "$missing" = 0 ] && break
+	sleep 1
 done
 want=$(grep -c '^NodeName=.*NodeAddr=' "$SLURM_CONF")
-idle() { [ "$(sinfo -h -N -t idle -o %N | sort -u | wc -l)" -ge "$want" ]; }
+idle() { [ "$(sinfo -h -N -o '%N %t' | sort -u | grep -c ' idle$')" -ge "$want" ]; }
 wait_for "$want idle nodes" 120 idle
 echo "lab: $want nodes up (SLURM_CONF=$SLURM_CONF)$([ "$DBD" = 1 ] && echo ', slurmdbd on MariaDB 127.0.0.1:'"$DB_PORT")"

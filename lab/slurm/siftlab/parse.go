@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nodesift/sift/hostlist"
 )
 
 // parseJob reads `scontrol -d show job` (with SLURM_TIME_FORMAT=%s) into an
@@ -16,7 +18,7 @@ func parseJob(out string, tpc map[string]int) Outcome {
 	for _, line := range strings.Split(out, "\n") {
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "Nodes=") && strings.Contains(t, "CPU_IDs=") {
-			o.PerNode = append(o.PerNode, parseNodeLine(t, tpc))
+			o.PerNode = append(o.PerNode, parseNodeLine(t, tpc)...)
 			continue
 		}
 		for _, kv := range strings.Fields(t) {
@@ -40,7 +42,10 @@ func parseJob(out string, tpc map[string]int) Outcome {
 	return o
 }
 
-func parseNodeLine(t string, tpc map[string]int) Node {
+// parseNodeLine reads one detail line; scontrol folds nodes with the same
+// CPU_IDs, memory and GRES into one line (Nodes=n[1-2]), which is unfolded
+// into a Node each, as the replay expects.
+func parseNodeLine(t string, tpc map[string]int) []Node {
 	var n Node
 	for _, kv := range strings.Fields(t) {
 		k, v, _ := strings.Cut(kv, "=")
@@ -55,12 +60,24 @@ func parseNodeLine(t string, tpc map[string]int) Node {
 			n.Gres = v
 		}
 	}
-	threads := tpc[n.Name]
-	if threads < 1 {
-		threads = 1
+	names := []string{n.Name}
+	if l, err := hostlist.Parse(hostlist.Slurm, n.Name); err == nil {
+		if hosts, err := l.Expand(1 << 16); err == nil {
+			names = hosts
+		}
 	}
-	n.Cores = coresOf(n.CPUIDs, threads)
-	return n
+	var nodes []Node
+	for _, name := range names {
+		m := n
+		m.Name = name
+		threads := tpc[name]
+		if threads < 1 {
+			threads = 1
+		}
+		m.Cores = coresOf(m.CPUIDs, threads)
+		nodes = append(nodes, m)
+	}
+	return nodes
 }
 
 // coresOf lists the cores behind a CPU id list such as 0-3,8.

@@ -5,19 +5,20 @@ import (
 	"testing"
 )
 
-func TestParseJobReadsDetailLines(t *testing.T) {
+func TestParseJobUnfoldsDetailLines(t *testing.T) {
 	out := `JobId=7 JobName=wrap
    JobState=RUNNING Reason=None Dependency=(null)
    StartTime=1764048000 EndTime=Unknown Deadline=N/A
    NodeList=t1,u1
    NumNodes=2 NumCPUs=20 NumTasks=20 CPUs/Task=1 ReqB:S:C:T=0:0:*:*
      Nodes=t1 CPU_IDs=0-3,8 Mem=2000 GRES=
-     Nodes=u1 CPU_IDs=0-15 Mem=0 GRES=gpu:a100:2(IDX:0-1)
+     Nodes=u[1-2] CPU_IDs=0-1 Mem=0 GRES=gpu:a100:2(IDX:0-1)
 `
-	got := parseJob(out, map[string]int{"t1": 2, "u1": 1})
+	got := parseJob(out, map[string]int{"t1": 2, "u1": 1, "u2": 2})
 	want := Outcome{State: "RUNNING", Reason: "None", Nodes: "t1,u1", NumCPUs: 20, StartEpoch: 1764048000, PerNode: []Node{
 		{Name: "t1", CPUIDs: "0-3,8", Cores: []int{0, 1, 4}, MemMB: 2000},
-		{Name: "u1", CPUIDs: "0-15", Cores: []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}, Gres: "gpu:a100:2(IDX:0-1)"},
+		{Name: "u1", CPUIDs: "0-1", Cores: []int{0, 1}, Gres: "gpu:a100:2(IDX:0-1)"},
+		{Name: "u2", CPUIDs: "0-1", Cores: []int{0}, Gres: "gpu:a100:2(IDX:0-1)"},
 	}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %+v\nwant %+v", got, want)

@@ -18,7 +18,6 @@ import (
 // lab drives the running loopback cluster through Slurm's commands.
 type lab struct {
 	dir     string // lab/slurm, where start.sh lives
-	run     string // $LAB_RUN
 	threads map[string]int
 	nodes   int
 }
@@ -50,6 +49,7 @@ func record(args []string) error {
 		return err
 	}
 	rec.Cases = sample(rec.Cases, filepath.Base(*in), *frac, *seed)
+	usePrefix()
 	l := &lab{dir: *labDir, threads: nodeThreads(rec.SlurmConf)}
 	if err := l.start(rec); err != nil {
 		return err
@@ -68,6 +68,22 @@ func record(args []string) error {
 		}
 	}
 	return writeRecording(*out, rec)
+}
+
+// usePrefix puts the lab's Slurm (SLURM_PREFIX, as in env.sh) first on
+// PATH and points the commands at the lab's slurm.conf.
+func usePrefix() {
+	prefix := os.Getenv("SLURM_PREFIX")
+	if prefix == "" {
+		home, _ := os.UserHomeDir()
+		prefix = filepath.Join(home, ".cache", "sift-lab", "slurm")
+	}
+	os.Setenv("PATH", filepath.Join(prefix, "bin")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	run := os.Getenv("LAB_RUN")
+	if run == "" {
+		run = filepath.Join(os.TempDir(), "sift-lab-"+currentUser())
+	}
+	os.Setenv("SLURM_CONF", filepath.Join(run, "etc", "slurm.conf"))
 }
 
 // sample keeps each case with probability frac, drawn from a generator
@@ -121,10 +137,6 @@ func (l *lab) start(rec *Recording) error {
 		return fmt.Errorf("start.sh: %w", err)
 	}
 	l.nodes = len(l.threads)
-	l.run = os.Getenv("LAB_RUN")
-	if l.run == "" {
-		l.run = filepath.Join(os.TempDir(), "sift-lab-"+os.Getenv("USER"))
-	}
 	return nil
 }
 
