@@ -16,6 +16,14 @@ stop_pid() { # name pidfile
 	rm -f "$2"
 }
 [ -d "$LAB_RUN/pids" ] || exit 0
+# Cancel the lab's jobs first, so no slurmstepd or job outlives its slurmd.
+if [ -f "$LAB_RUN/pids/slurmctld.pid" ] && kill -0 "$(cat "$LAB_RUN/pids/slurmctld.pid")" 2>/dev/null; then
+	scancel --full -u "$LAB_USER" 2>/dev/null || true
+	for _ in $(seq 100); do
+		[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+		sleep 0.1
+	done
+fi
 for f in "$LAB_RUN"/pids/slurmd.*.pid; do n="${f##*/slurmd.}"; stop_pid "slurmd ${n%.pid}" "$f"; done
 stop_pid slurmctld "$LAB_RUN/pids/slurmctld.pid"
 stop_pid slurmdbd "$LAB_RUN/pids/slurmdbd.pid"

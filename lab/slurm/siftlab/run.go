@@ -67,6 +67,9 @@ func record(args []string) error {
 			return fmt.Errorf("case %q: %w", rec.Cases[i].Name, err)
 		}
 	}
+	if err := l.clear(); err != nil {
+		return err
+	}
 	return writeRecording(*out, rec)
 }
 
