@@ -19,6 +19,7 @@ import (
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/select/linear"
+	"github.com/nodesift/sift/select/statefile"
 	"github.com/nodesift/sift/vm"
 	"github.com/spf13/cobra"
 )
@@ -113,6 +114,7 @@ func defaultPartition(parts []inventory.Partition) string {
 
 func newSelectCmd() *cobra.Command {
 	var plugin, stateDir, mode, spec, output, typeParams string
+	var lockTimeout time.Duration
 	var explain bool
 	var nodes nodesFlags
 	var now int64
@@ -213,6 +215,11 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			req.ApplyMemoryPolicy(cl, cluster.DefMemPerCPU, cluster.MaxMemPerCPU)
 			p := newPlugin(cl, tp)
 			if stateDir != "" {
+				lock, err := statefile.AcquireLock(stateDir, lockTimeout)
+				if err != nil {
+					return err
+				}
+				defer lock.Release()
 				if err := p.LoadState(stateDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return err
 				}
@@ -268,6 +275,7 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 	nodes.register(cmd)
 	f.StringVar(&plugin, "plugin", "linear", "select plugin: linear or cons_tres")
 	f.StringVar(&stateDir, "state", "", "directory of the plugin's state file (running jobs)")
+	f.DurationVar(&lockTimeout, "lock-timeout", 10*time.Second, "how long to wait for another sift holding the --state directory")
 	f.StringVar(&mode, "mode", "run-now", "run-now, test-only or will-run")
 	f.StringVar(&spec, "job", "", "the job request, key=value pairs separated by commas")
 	f.StringVar(&output, "output", "text", "output format: text or json")

@@ -85,8 +85,9 @@ func (f *File) Save(kind string, now int64, payload []byte) error {
 	if err := os.MkdirAll(f.Dir, 0o700); err != nil {
 		return fmt.Errorf("state file: %w", err)
 	}
-	tmp := f.path(".new")
-	w, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	// Each writer its own temporary file, so two writers never rename
+	// each other's.
+	w, err := os.CreateTemp(f.Dir, f.Name+".new-*")
 	if err != nil {
 		return fmt.Errorf("state file: %w", err)
 	}
@@ -115,7 +116,7 @@ func (f *File) Save(kind string, now int64, payload []byte) error {
 	if err := f.step("old-kept"); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, cur); err != nil {
+	if err := os.Rename(w.Name(), cur); err != nil {
 		return fmt.Errorf("state file: %w", err)
 	}
 	if d, err := os.Open(f.Dir); err == nil {

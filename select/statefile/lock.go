@@ -1,0 +1,65 @@
+package statefile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// LockName is the lock file every writer of a state directory holds for its
+// whole read-allocate-write.
+const LockName = "sift.lock"
+
+// Lock is an exclusive hold on a state directory.
+type Lock struct{ f *os.File }
+
+// ErrLockTimeout reports that another process held the lock past the wait.
+var ErrLockTimeout = errors.New("state directory is locked")
+
+// AcquireLock takes the exclusive lock of dir (creating dir if needed),
+// waiting up to timeout. On timeout the error names the lock file and, when
+// it recorded one, the holder's pid.
+func AcquireLock(dir string, timeout time.Duration) (*Lock, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state lock: %w", err)
+	}
+	p := filepath.Join(dir, LockName)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("state lock: %w", err)
+	}
+	deadline := time.Now().Add(timeout)
+	for wait := time.Millisecond; ; wait = min(2*wait, 50*time.Millisecond) {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("state lock %s: %w", p, err)
+		}
+		if time.Now().After(deadline) {
+			holder := ""
+			if b, err := os.ReadFile(p); err == nil {
+				if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					holder = fmt.Sprintf(" by pid %d", pid)
+				}
+			}
+			f.Close()
+			return nil, fmt.Errorf("%w: %s held%s for more than %s", ErrLockTimeout, p, holder, timeout)
+		}
+		time.Sleep(wait)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return &Lock{f: f}, nil
+}
+
+// Release gives the lock up.
+func (l *Lock) Release() error { return l.f.Close() }
