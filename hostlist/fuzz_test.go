@@ -51,8 +51,14 @@ func FuzzHostlistParse(f *testing.F) {
 			got := l.Find(h)
 			matched := slices.ContainsFunc(qs, func(q Query) bool { return q.Match(h) })
 			// Slurm's index is a C int that can wrap negative: only -1
-			// means not found.
-			if d == Slurm && (got == -1 || !matched) {
+			// means not found. A single host whose trailing number is 2^31
+			// or more has an index Slurm computes from that number, which
+			// can wrap to -1 itself ("20000000000000000000" saturates
+			// strtoul to 2^64-1), so only the query match is checked there.
+			alpha, digits := splitHost(h)
+			trailing, _ := strtoul(h[len(alpha):])
+			wraps := digits != "" && trailing >= 1<<31
+			if d == Slurm && (!matched || (got == -1 && !wraps)) {
 				t.Fatalf("%q: host %q of the expansion: Find %d, query match %v", s, h, got, matched)
 			}
 			if d == Flux && (got >= 0) != matched {
