@@ -215,6 +215,12 @@ func (l *lab) runCase(c *Case) error {
 		id := strings.TrimSpace(strings.Split(out, ";")[0])
 		ids = append(ids, id)
 		j.Slurm = l.settle(id)
+		if j.Slurm.State == "PENDING" && !scheduling(c) {
+			// A select case asks where each job would go beside the
+			// running ones; a pending job left in the queue would hold
+			// every later job back (reason Priority) under sched/builtin.
+			_, _, _ = l.cmd("scancel", id)
+		}
 	}
 	if len(ids) > 0 && (c.Sdiag || c.Sprio || c.Sshare || hasActions(c)) {
 		a := &After{}
@@ -236,6 +242,12 @@ func (l *lab) runCase(c *Case) error {
 		c.After = a
 	}
 	return nil
+}
+
+// scheduling reports whether a case is about the queue (time steps,
+// cancels, reports), so its pending jobs stay queued.
+func scheduling(c *Case) bool {
+	return c.Sdiag || c.Sprio || c.Sshare || hasActions(c)
 }
 
 func hasActions(c *Case) bool {
