@@ -36,139 +36,216 @@ func enoughNodes(avail, rem, min, req int) bool {
 
 // selectNodes is _select_nodes and eval_nodes' default path (reference
 // §2.4) over the cores in free (nil: every core) with allocations in st
-// (nil: ignored).
+// (nil: ignored). Its steps: eligibility, the one-node path, the required
+// nodes, the runs of eligible nodes, and, while nodes are still needed, the
+// best run and the nodes taken from it.
 func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits.Set) (*pick, bool) {
+	var s selection
+	if !s.eligibility(p, st, r, cand, free) {
+		return nil, false
+	}
+	if s.maxN == 1 {
+		return s.oneNode()
+	}
+	s.start()
+	if s.required != nil {
+		s.takeRequired()
+		if s.left.met() {
+			return p.picked(r, s.chosen, s.gpuUse), true
+		}
+		if s.left.maxNodes <= 0 {
+			return nil, false
+		}
+	}
+	sets := s.runs()
+	for s.left.maxNodes > 0 {
+		best, suff := s.bestRun(sets)
+		if best == -1 || (r.Contiguous && !suff) {
+			break // none left, or no hole large enough
+		}
+		b := &sets[best]
+		s.takeFromRun(b)
+		if s.left.met() {
+			break
+		}
+		b.nodes, b.cpus, b.gpus = 0, 0, 0
+	}
+	if !(s.left.cpus <= 0 && enoughNodes(0, s.left.nodes, s.minN, s.reqN) && s.left.gpus <= 0) {
+		return nil, false
+	}
+	return p.picked(r, s.chosen, s.gpuUse), true
+}
+
+// need is what a job still needs while nodes are taken for it: the
+// counters eval_nodes keeps.
+type need struct {
+	nodes    int // rem_nodes
+	minNodes int // min_rem_nodes: nodes still needed to reach the minimum
+	maxNodes int // nodes still allowed
+	cpus     int // rem_cpus
+	maxCPUs  int // rem_max_cpus (eval_nodes_get_rem_max_cpus without max_cpus or GRES CPUs)
+	gpus     int // per-job GPUs still wanted
+}
+
+// met reports whether the job needs nothing more.
+func (n *need) met() bool { return n.nodes <= 0 && n.cpus <= 0 && n.gpus <= 0 }
+
+// selection is one selectNodes call: the job, the nodes it may use and
+// what it has taken so far.
+type selection struct {
+	p        *Plugin
+	r        *job.Request
+	eligible bits.Set
+	required bits.Set // nil when the job names no required nodes
+	chosen   bits.Set
+	gpuUse   map[uint32]int
+
+	minN, maxN, reqN int  // node counts of the request
+	minCPUs          int  // CPUs of the whole job
+	minPer           int  // fewest CPUs the job takes on a node
+	whole            bool // the job takes whole nodes
+	left             need
+}
+
+// eligibility fills avail and availGPU for the candidates, keeps those that
+// can run the job, and reports whether the job's node counts and required
+// nodes can be met by them at all.
+func (s *selection) eligibility(p *Plugin, st *state, r *job.Request, cand bits.Set, free bits.Set) bool {
+	s.p, s.r = p, r
 	cpt := r.CPUsPerTaskOr1()
-	minN, maxN, reqN := r.NodeCounts(cand.Count())
-	eligible := bits.New(p.cl.N)
+	s.minN, s.maxN, s.reqN = r.NodeCounts(cand.Count())
+	s.eligible = bits.New(p.cl.N)
 	n := 0
 	cand.Each(func(id uint32) bool {
 		c, g := p.canRun(st, r, id, free)
 		p.avail[id], p.availGPU[id] = c, g
 		if c > 0 {
-			eligible.Add(id)
+			s.eligible.Add(id)
 			n++
 		}
 		return true
 	})
-	var required bits.Set
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
-		required = bits.FromRoaring(r.RequiredSet, p.cl.N)
-		if !required.SubsetOf(eligible) {
-			return nil, false
+		s.required = bits.FromRoaring(r.RequiredSet, p.cl.N)
+		if !s.required.SubsetOf(s.eligible) {
+			return false
 		}
 	}
 	if r.NTasks > 0 && r.NTasksPerNode > 0 {
-		minN = max(minN, (r.NTasks+r.NTasksPerNode-1)/r.NTasksPerNode)
+		s.minN = max(s.minN, (r.NTasks+r.NTasksPerNode-1)/r.NTasksPerNode)
 	}
-	if n < minN || maxN < minN {
-		return nil, false
+	if n < s.minN || s.maxN < s.minN {
+		return false
 	}
-	minPer := cpt
+	s.minPer = cpt
 	if r.NTasksPerNode > 0 {
-		minPer = r.NTasksPerNode * cpt
+		s.minPer = r.NTasksPerNode * cpt
 	}
-	minPer = max(minPer, r.MinCPUsPerNode)
-	whole := p.nodeReqOf(r) == crReserved
-	minCPUs := r.MinCPUs(minN)
+	s.minPer = max(s.minPer, r.MinCPUsPerNode)
+	s.whole = p.nodeReqOf(r) == crReserved
+	s.minCPUs = r.MinCPUs(s.minN)
+	return true
+}
 
-	if maxN == 1 {
-		// _get_one_res: lowest weight, then lowest index; the first node
-		// that fits wins. Required nodes are the only candidates.
-		var ids []uint32
-		eligible.Each(func(id uint32) bool {
-			if required == nil || required.Has(id) {
-				ids = append(ids, id)
-			}
-			return true
-		})
-		slices.SortStableFunc(ids, func(a, b uint32) int {
-			wa, wb := p.schedWeight(r, a), p.schedWeight(r, b)
-			switch {
-			case wa < wb:
-				return -1
-			case wa > wb:
-				return 1
-			}
-			return 0
-		})
-		for _, id := range ids {
-			if p.avail[id] >= minCPUs && p.availGPU[id] >= r.GPUsPerJob {
-				c := p.avail[id]
-				if !whole {
-					c = max(minCPUs, minPer)
-				}
-				return &pick{nodes: []uint32{id}, cpus: []int{c}, gpus: []int{p.gpusToUse(r, id, r.GPUsPerJob)}}, true
-			}
+// oneNode is _get_one_res: lowest weight, then lowest index; the first node
+// that fits wins. Required nodes are the only candidates.
+func (s *selection) oneNode() (*pick, bool) {
+	p, r := s.p, s.r
+	var ids []uint32
+	s.eligible.Each(func(id uint32) bool {
+		if s.required == nil || s.required.Has(id) {
+			ids = append(ids, id)
 		}
-		return nil, false
+		return true
+	})
+	slices.SortStableFunc(ids, func(a, b uint32) int {
+		wa, wb := p.schedWeight(r, a), p.schedWeight(r, b)
+		switch {
+		case wa < wb:
+			return -1
+		case wa > wb:
+			return 1
+		}
+		return 0
+	})
+	for _, id := range ids {
+		if p.avail[id] >= s.minCPUs && p.availGPU[id] >= r.GPUsPerJob {
+			c := p.avail[id]
+			if !s.whole {
+				c = max(s.minCPUs, s.minPer)
+			}
+			return &pick{nodes: []uint32{id}, cpus: []int{c}, gpus: []int{p.gpusToUse(r, id, r.GPUsPerJob)}}, true
+		}
 	}
+	return nil, false
+}
 
-	remNodes := max(minN, reqN)
+// start sets what the job needs before any node is taken and clears the
+// CPUs chosen per node.
+func (s *selection) start() {
+	r := s.r
+	s.left = need{nodes: max(s.minN, s.reqN), minNodes: s.minN, maxNodes: s.maxN,
+		cpus: s.minCPUs, maxCPUs: s.minCPUs, gpus: r.GPUsPerJob}
 	if r.GPUsPerJob > 0 {
-		remNodes = min(minN, reqN)
+		s.left.nodes = min(s.minN, s.reqN)
 	}
-	minRem := minN
-	remCPUs := minCPUs
-	remMax := minCPUs // eval_nodes_get_rem_max_cpus without max_cpus or GRES CPUs
-	remGPUs := r.GPUsPerJob
-	chosen := bits.New(p.cl.N)
-	for i := range p.use {
-		p.use[i] = 0
-	}
-	gpuUse := map[uint32]int{}
-	take := func(id uint32) {
-		c := p.avail[id]
-		if !whole {
-			// eval_nodes_cpus_to_use: keep a core for each node still
-			// needed to reach the minimum.
-			resv := max(minRem-1, 0) * p.coreCPUs(r, id)
-			if p.cfg.Units == UnitSocket {
-				resv *= p.cl.CoresPerSocket[id] // a socket per node
-			}
-			rm := remMax - resv
-			if c > rm {
-				c = max(rm, minPer)
-			}
-		}
-		g := p.gpusToUse(r, id, remGPUs)
-		chosen.Add(id)
-		p.use[id] = c
-		gpuUse[id] = g
-		remCPUs -= c
-		remMax -= c
-		remNodes--
-		minRem--
-		maxN--
-		if r.GPUsPerJob > 0 {
-			remGPUs -= g
-		}
-	}
-	done := func() bool { return remNodes <= 0 && remCPUs <= 0 && remGPUs <= 0 }
-	if required != nil {
-		required.Each(func(id uint32) bool {
-			if maxN <= 0 {
-				return false
-			}
-			take(id)
-			return true
-		})
-		if done() {
-			return p.picked(r, chosen, gpuUse), true
-		}
-		if maxN <= 0 {
-			return nil, false
-		}
-	}
+	s.chosen = bits.New(s.p.cl.N)
+	clear(s.p.use)
+	s.gpuUse = map[uint32]int{}
+}
 
-	// Runs of eligible nodes as eval_nodes_consec builds them: split at
-	// ineligible nodes and, unless contiguous, where sched_weight changes;
-	// required nodes mark their run but are not counted. A run opened by a
-	// weight change starts with weight 0, as Slurm's zeroed record does.
+// take adds node id to the job with the CPUs and GPUs it uses there.
+func (s *selection) take(id uint32) {
+	p, r := s.p, s.r
+	c := p.avail[id]
+	if !s.whole {
+		// eval_nodes_cpus_to_use: keep a core for each node still
+		// needed to reach the minimum.
+		resv := max(s.left.minNodes-1, 0) * p.coreCPUs(r, id)
+		if p.cfg.Units == UnitSocket {
+			resv *= p.cl.CoresPerSocket[id] // a socket per node
+		}
+		rm := s.left.maxCPUs - resv
+		if c > rm {
+			c = max(rm, s.minPer)
+		}
+	}
+	g := p.gpusToUse(r, id, s.left.gpus)
+	s.chosen.Add(id)
+	p.use[id] = c
+	s.gpuUse[id] = g
+	s.left.cpus -= c
+	s.left.maxCPUs -= c
+	s.left.nodes--
+	s.left.minNodes--
+	s.left.maxNodes--
+	if r.GPUsPerJob > 0 {
+		s.left.gpus -= g
+	}
+}
+
+// takeRequired takes the required nodes in id order while nodes are still
+// allowed.
+func (s *selection) takeRequired() {
+	s.required.Each(func(id uint32) bool {
+		if s.left.maxNodes <= 0 {
+			return false
+		}
+		s.take(id)
+		return true
+	})
+}
+
+// runs lists the runs of eligible nodes as eval_nodes_consec builds them:
+// split at ineligible nodes and, unless contiguous, where sched_weight
+// changes; required nodes mark their run but are not counted. A run opened
+// by a weight change starts with weight 0, as Slurm's zeroed record does.
+func (s *selection) runs() []cset {
+	p, r := s.p, s.r
 	sets := p.sets[:0]
 	cur := cset{req: -1}
 	last := -2
-	eligible.Each(func(u uint32) bool {
+	s.eligible.Each(func(u uint32) bool {
 		id := int(u)
 		if last >= 0 && id != last+1 {
 			if cur.nodes == 0 {
@@ -193,7 +270,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		if cur.nodes == 0 {
 			cur.start = id
 		}
-		if required != nil && required.Has(u) {
+		if s.required != nil && s.required.Has(u) {
 			if cur.req == -1 {
 				cur.req = id
 			}
@@ -210,113 +287,124 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 		sets = append(sets, cur)
 	}
 	p.sets = sets
+	return sets
+}
 
-	for maxN > 0 {
-		best := -1
-		bestSuff := false
-		for i := range sets {
-			s := &sets[i]
-			if s.nodes == 0 {
-				continue
-			}
-			if r.Contiguous && required != nil && s.req == -1 {
-				continue
-			}
-			suff := s.cpus >= remCPUs && enoughNodes(s.nodes, remNodes, minN, reqN) && s.gpus >= remGPUs
-			// The predicate of eval_nodes_consec, literally: an insufficient
-			// but larger run can displace a sufficient best of equal weight.
-			newBest := false
-			if best == -1 {
-				newBest = true
-			} else {
-				b := &sets[best]
-				switch {
-				case b.req == -1 && s.req != -1, s.weight < b.weight:
-					newBest = true
-				case s.weight == b.weight && ((suff && !bestSuff) || (suff && s.cpus < b.cpus) || (!suff && s.cpus > b.cpus)):
-					newBest = true
-				case !bestSuff && r.Contiguous && suff:
-					newBest = true
-				}
-			}
-			if newBest {
-				best, bestSuff = i, suff
-			}
-			if r.Contiguous && required != nil && otherRequired(sets[i+1:]) {
-				// All required nodes must sit in one run.
-				best = -1
-				break
-			}
+// bestRun is the index of the run to take nodes from next (-1 for none)
+// and whether it covers all the job still needs.
+func (s *selection) bestRun(sets []cset) (int, bool) {
+	r := s.r
+	best := -1
+	bestSuff := false
+	for i := range sets {
+		c := &sets[i]
+		if c.nodes == 0 {
+			continue
 		}
+		if r.Contiguous && s.required != nil && c.req == -1 {
+			continue
+		}
+		suff := c.cpus >= s.left.cpus && enoughNodes(c.nodes, s.left.nodes, s.minN, s.reqN) && c.gpus >= s.left.gpus
+		// The predicate of eval_nodes_consec, literally: an insufficient
+		// but larger run can displace a sufficient best of equal weight.
+		newBest := false
 		if best == -1 {
-			break
+			newBest = true
+		} else {
+			b := &sets[best]
+			switch {
+			case b.req == -1 && c.req != -1, c.weight < b.weight:
+				newBest = true
+			case c.weight == b.weight && ((suff && !bestSuff) || (suff && c.cpus < b.cpus) || (!suff && c.cpus > b.cpus)):
+				newBest = true
+			case !bestSuff && r.Contiguous && suff:
+				newBest = true
+			}
 		}
-		b := &sets[best]
-		if r.Contiguous && !bestSuff {
-			break // no hole large enough
+		if newBest {
+			best, bestSuff = i, suff
 		}
-		walk := func(id int) bool {
-			if maxN <= 0 || done() {
-				return false
-			}
-			if !chosen.Has(uint32(id)) && eligible.Has(uint32(id)) {
-				take(uint32(id))
-			}
-			return true
+		if r.Contiguous && s.required != nil && otherRequired(sets[i+1:]) {
+			// All required nodes must sit in one run.
+			return -1, false
 		}
-		switch {
-		case b.req != -1:
-			for id := b.req; id <= b.end && walk(id); id++ {
-			}
-			for id := b.req - 1; id >= b.start && walk(id); id-- {
-			}
-		case remNodes <= 1:
-			// At most one node left: the smallest that covers what remains
-			// (stopping at an exact fit) is the only one taken from the run.
-			bi, bc := -1, 0
-			for id := b.start; id <= b.end; id++ {
-				u := uint32(id)
-				if chosen.Has(u) || !eligible.Has(u) || p.avail[id] < remCPUs || p.availGPU[id] < remGPUs {
-					continue
-				}
-				if bi == -1 || p.avail[id] < bc {
-					bi, bc = id, p.avail[id]
-					if bc == remCPUs {
-						break
-					}
-				}
-			}
-			if bi >= 0 {
-				if !(maxN == 1 && p.avail[bi] < remCPUs) {
-					take(uint32(bi))
-				}
+	}
+	return best, bestSuff
+}
+
+// takeFromRun takes nodes of run b: outward from its first required node,
+// or, with at most one node left, the smallest that covers the rest, or
+// else from its start, until the job needs nothing more.
+func (s *selection) takeFromRun(b *cset) {
+	switch {
+	case b.req != -1:
+		for id := b.req; id <= b.end && s.walk(id); id++ {
+		}
+		for id := b.req - 1; id >= b.start && s.walk(id); id-- {
+		}
+	case s.left.nodes <= 1 && s.takeSmallest(b):
+		// The one node still needed came from this run.
+	default:
+		s.takeInOrder(b)
+	}
+}
+
+// walk takes node id if it is eligible and not yet taken, and reports
+// whether the walk goes on.
+func (s *selection) walk(id int) bool {
+	if s.left.maxNodes <= 0 || s.left.met() {
+		return false
+	}
+	if u := uint32(id); !s.chosen.Has(u) && s.eligible.Has(u) {
+		s.take(u)
+	}
+	return true
+}
+
+// takeSmallest is the case of at most one node left: the smallest node of
+// b that covers what remains (stopping at an exact fit) is the only one
+// taken from the run. It reports false when no node covers it.
+func (s *selection) takeSmallest(b *cset) bool {
+	p := s.p
+	bi, bc := -1, 0
+	for id := b.start; id <= b.end; id++ {
+		u := uint32(id)
+		if s.chosen.Has(u) || !s.eligible.Has(u) || p.avail[id] < s.left.cpus || p.availGPU[id] < s.left.gpus {
+			continue
+		}
+		if bi == -1 || p.avail[id] < bc {
+			bi, bc = id, p.avail[id]
+			if bc == s.left.cpus {
 				break
 			}
-			fallthrough
-		default:
-			for id := b.start; id <= b.end; id++ {
-				u := uint32(id)
-				if maxN <= 0 || done() {
-					break
-				}
-				if chosen.Has(u) || !eligible.Has(u) {
-					continue
-				}
-				if maxN == 1 && p.avail[id] < remCPUs {
-					continue // the last allowed node must cover the rest
-				}
-				take(u)
-			}
 		}
-		if done() {
+	}
+	if bi < 0 {
+		return false
+	}
+	if !(s.left.maxNodes == 1 && p.avail[bi] < s.left.cpus) {
+		s.take(uint32(bi))
+	}
+	return true
+}
+
+// takeInOrder takes the eligible nodes of b from its start until the job
+// needs nothing more; the last allowed node must cover the rest.
+func (s *selection) takeInOrder(b *cset) {
+	p := s.p
+	for id := b.start; id <= b.end; id++ {
+		u := uint32(id)
+		if s.left.maxNodes <= 0 || s.left.met() {
 			break
 		}
-		b.nodes, b.cpus, b.gpus = 0, 0, 0
+		if s.chosen.Has(u) || !s.eligible.Has(u) {
+			continue
+		}
+		if s.left.maxNodes == 1 && p.avail[id] < s.left.cpus {
+			continue
+		}
+		s.take(u)
 	}
-	if !(remCPUs <= 0 && enoughNodes(0, remNodes, minN, reqN) && remGPUs <= 0) {
-		return nil, false
-	}
-	return p.picked(r, chosen, gpuUse), true
 }
 
 // otherRequired reports whether any of sets holds a required node.

@@ -53,7 +53,10 @@ func (p *Plugin) availCPUs(w *want, id int) int {
 
 // jobTest is select/linear's _job_test (reference §1.4): on success out
 // holds the chosen nodes and the total CPUs of those nodes is returned.
-// cand is not modified; out must be as long as cand.
+// cand is not modified; out must be as long as cand. Its steps:
+// eligibility, the runs of candidates (required nodes taken on the way),
+// the heterogeneous shortcut, and, while nodes are still needed, the best
+// run and the nodes taken from it.
 func (p *Plugin) jobTest(w *want, cand, out bits.Set, minN, maxN, reqN int) (int, bool) {
 	out.Clear()
 	if cand.Count() < minN {
@@ -62,79 +65,138 @@ func (p *Plugin) jobTest(w *want, cand, out bits.Set, minN, maxN, reqN int) (int
 	if w.required != nil && !w.required.SubsetOf(cand) {
 		return 0, false
 	}
-	remNodes := max(reqN, minN)
-	remCPUs := w.minCPUs
-	totalCPUs := 0
-	sets := p.sets[:0]
+	f := fit{p: p, w: w, out: out, minN: minN, reqN: reqN,
+		left: need{nodes: max(reqN, minN), cpus: w.minCPUs, maxNodes: maxN}}
+	var sets []consecSet
+	var spread cpuSpread
+	if w.required == nil && p.uniformCPUs > 0 && !slowScan {
+		sets, spread = f.uniformRuns(cand)
+	} else {
+		sets, spread = f.runs(cand)
+	}
+	p.sets = sets
+
+	if spread.hetero && f.left.cpus > spread.low*f.left.nodes {
+		return f.heterogeneous(cand)
+	}
+	ok := f.fromRuns(sets, spread)
+	if !ok && f.left.cpus <= 0 && enoughNodes(0, f.left.nodes, minN, reqN) {
+		ok = true
+	}
+	return f.left.taken, ok
+}
+
+// need is what a job still needs while jobTest takes nodes for it, and
+// what those nodes hold.
+type need struct {
+	nodes    int // rem_nodes
+	cpus     int // rem_cpus
+	maxNodes int // nodes still allowed
+	taken    int // total CPUs of the nodes taken
+}
+
+// met reports whether the job needs nothing more.
+func (n *need) met() bool { return n.nodes <= 0 && n.cpus <= 0 }
+
+// fit is one jobTest call: the job, where its nodes go and what it still
+// needs.
+type fit struct {
+	p          *Plugin
+	w          *want
+	out        bits.Set
+	minN, reqN int
+	left       need
+}
+
+// cpuSpread is how the candidates' usable CPUs vary: the first
+// candidate's, the lowest, and whether any differs from the first.
+type cpuSpread struct {
+	first, low int
+	hetero     bool
+}
+
+// add takes node id, which offers avail CPUs to the job.
+func (f *fit) add(id uint32, avail int) {
+	f.out.Add(id)
+	f.left.nodes--
+	f.left.maxNodes--
+	f.left.cpus -= avail
+	f.left.taken += f.p.cl.CPUs[id]
+}
+
+// uniformRuns lists the runs of candidates when every node offers the same
+// CPUs and no node is required: runs come straight from the words.
+func (f *fit) uniformRuns(cand bits.Set) ([]consecSet, cpuSpread) {
+	a := f.p.uniformCPUs
+	if f.w.cpuCap > 0 && a > f.w.cpuCap {
+		a = f.w.cpuCap
+	}
+	sets := f.p.sets[:0]
+	cand.Runs(func(s, e int) bool {
+		n := e - s + 1
+		sets = append(sets, consecSet{start: s, end: e, nodes: n, cpus: n * a, req: -1})
+		return true
+	})
+	return sets, cpuSpread{first: a, low: a}
+}
+
+// runs lists the runs of consecutive candidates node by node and takes the
+// required nodes (while nodes are allowed) on the way: they mark their run
+// but are not counted in it.
+func (f *fit) runs(cand bits.Set) ([]consecSet, cpuSpread) {
+	w := f.w
+	sets := f.p.sets[:0]
 	cur := consecSet{req: -1}
 	last := -2
-	first, low := 0, int(^uint(0)>>1)
-	hetero := false
-	if w.required == nil && p.uniformCPUs > 0 && !slowScan {
-		// Every node offers the same CPUs: runs come straight from the words.
-		a := p.uniformCPUs
-		if w.cpuCap > 0 && a > w.cpuCap {
-			a = w.cpuCap
-		}
-		first, low = a, a
-		cand.Runs(func(s, e int) bool {
-			n := e - s + 1
-			sets = append(sets, consecSet{start: s, end: e, nodes: n, cpus: n * a, req: -1})
-			return true
-		})
-		cur.nodes = 0
-	} else {
-		seen := false
-		cand.Each(func(u uint32) bool {
-			id := int(u)
-			if id != last+1 && last >= 0 {
-				// A gap: close the run, or reuse an empty record (a run of only
-				// required nodes leaves no set).
-				if cur.nodes == 0 {
-					cur.req = -1
-				} else {
-					cur.end = last
-					sets = append(sets, cur)
-					cur = consecSet{req: -1}
-				}
-			}
-			last = id
+	spread := cpuSpread{low: int(^uint(0) >> 1)}
+	seen := false
+	cand.Each(func(u uint32) bool {
+		id := int(u)
+		if id != last+1 && last >= 0 {
+			// A gap: close the run, or reuse an empty record (a run of only
+			// required nodes leaves no set).
 			if cur.nodes == 0 {
-				cur.start = id
-			}
-			a := p.availCPUs(w, id)
-			if !seen {
-				first, seen = a, true
-			} else if a != first {
-				hetero = true
-			}
-			low = min(low, a)
-			if w.required != nil && maxN > 0 && w.required.Has(u) {
-				if cur.req == -1 {
-					cur.req = id
-				}
-				out.Add(u)
-				remNodes--
-				maxN--
-				remCPUs -= a
-				totalCPUs += p.cl.CPUs[id]
+				cur.req = -1
 			} else {
-				cur.cpus += a
-				cur.nodes++
+				cur.end = last
+				sets = append(sets, cur)
+				cur = consecSet{req: -1}
 			}
-			return true
-		})
-	}
+		}
+		last = id
+		if cur.nodes == 0 {
+			cur.start = id
+		}
+		a := f.p.availCPUs(w, id)
+		if !seen {
+			spread.first, seen = a, true
+		} else if a != spread.first {
+			spread.hetero = true
+		}
+		spread.low = min(spread.low, a)
+		if w.required != nil && f.left.maxNodes > 0 && w.required.Has(u) {
+			if cur.req == -1 {
+				cur.req = id
+			}
+			f.add(u, a)
+		} else {
+			cur.cpus += a
+			cur.nodes++
+		}
+		return true
+	})
 	if cur.nodes != 0 {
 		cur.end = last
 		sets = append(sets, cur)
 	}
-	p.sets = sets
+	return sets, spread
+}
 
-	if hetero && remCPUs > low*remNodes {
-		return p.heterogeneous(w, cand, out, remNodes, remCPUs, maxN, totalCPUs)
-	}
-
+// fromRuns takes nodes run by run, the best run first, until the job needs
+// nothing more; it reports success only when it stopped for that reason or
+// after the one run a contiguous job may use.
+func (f *fit) fromRuns(sets []consecSet, spread cpuSpread) bool {
+	w := f.w
 	liveReq := 0
 	for i := range sets {
 		if sets[i].req != -1 {
@@ -142,105 +204,109 @@ func (p *Plugin) jobTest(w *want, cand, out bits.Set, minN, maxN, reqN int) (int
 		}
 	}
 	var fast *fastPick
-	ok := false
-	for len(sets) > 0 && maxN > 0 {
-		best := -1
-		bestSufficient := false
-		if !hetero && liveReq == 0 && !slowPick && !(w.contiguous && w.required != nil) {
-			// Every set's CPUs grow with its nodes, so the scan below reduces
-			// to two ordered lookups (see fastPick).
-			if fast == nil {
-				fast = p.newFastPick(sets)
-			}
-			best = fast.pick(sets, first, remCPUs, remNodes, minN, reqN)
+	for len(sets) > 0 && f.left.maxNodes > 0 {
+		if fast == nil && !spread.hetero && liveReq == 0 && !slowPick && !(w.contiguous && w.required != nil) {
+			// Every set's CPUs grow with its nodes, so the scan of bestRun
+			// reduces to two ordered lookups (see fastPick).
+			fast = f.p.newFastPick(sets)
 		}
-		for i := range sets {
-			if fast != nil {
-				break
-			}
-			s := &sets[i]
-			if s.nodes == 0 {
-				continue
-			}
-			if w.contiguous && w.required != nil && s.req == -1 {
-				continue
-			}
-			sufficient := s.cpus >= remCPUs && enoughNodes(s.nodes, remNodes, minN, reqN)
-			if best == -1 ||
-				(sets[best].req == -1 && s.req != -1) ||
-				(sufficient && !bestSufficient) ||
-				(sufficient && s.cpus < sets[best].cpus) ||
-				(!sufficient && s.cpus > sets[best].cpus) {
-				best = i
-				bestSufficient = sufficient
-			}
-			if w.contiguous && w.required != nil {
-				// All required nodes must sit in one run.
-				other := false
-				for j := i + 1; j < len(sets); j++ {
-					if sets[j].req != -1 {
-						other = true
-						break
-					}
-				}
-				if other {
-					best = -1
-					break
-				}
-			}
+		var best int
+		if fast != nil {
+			best = fast.pick(sets, spread.first, f.left.cpus, f.left.nodes, f.minN, f.reqN)
+		} else {
+			best = f.bestRun(sets)
 		}
 		if best == -1 {
 			break
 		}
 		b := &sets[best]
-		if w.contiguous && (b.cpus < remCPUs || !enoughNodes(b.nodes, remNodes, minN, reqN)) {
+		if w.contiguous && (b.cpus < f.left.cpus || !enoughNodes(b.nodes, f.left.nodes, f.minN, f.reqN)) {
 			break // no hole large enough
 		}
-		take := func(id int) bool {
-			if maxN <= 0 || (remNodes <= 0 && remCPUs <= 0) {
-				return false
-			}
-			if out.Has(uint32(id)) {
-				return true
-			}
-			out.Add(uint32(id))
-			remNodes--
-			maxN--
-			remCPUs -= p.availCPUs(w, id)
-			totalCPUs += p.cl.CPUs[id]
+		f.takeFromRun(b)
+		if w.contiguous || f.left.met() {
 			return true
-		}
-		if b.req != -1 {
-			for id := b.req; id <= b.end && take(id); id++ {
-			}
-			for id := b.req - 1; id >= b.start && take(id); id-- {
-			}
-		} else {
-			for id := b.start; id <= b.end && take(id); id++ {
-			}
-		}
-		if w.contiguous || (remNodes <= 0 && remCPUs <= 0) {
-			ok = true
-			break
 		}
 		if b.req != -1 {
 			liveReq--
 		}
 		b.cpus, b.nodes = 0, 0
 	}
-	if !ok && remCPUs <= 0 && enoughNodes(0, remNodes, minN, reqN) {
-		ok = true
+	return false
+}
+
+// bestRun is the index of the run to take nodes from next, or -1: a run
+// holding a required node, else the smallest sufficient run, else the
+// largest.
+func (f *fit) bestRun(sets []consecSet) int {
+	w := f.w
+	best := -1
+	bestSufficient := false
+	for i := range sets {
+		s := &sets[i]
+		if s.nodes == 0 {
+			continue
+		}
+		if w.contiguous && w.required != nil && s.req == -1 {
+			continue
+		}
+		sufficient := s.cpus >= f.left.cpus && enoughNodes(s.nodes, f.left.nodes, f.minN, f.reqN)
+		if best == -1 ||
+			(sets[best].req == -1 && s.req != -1) ||
+			(sufficient && !bestSufficient) ||
+			(sufficient && s.cpus < sets[best].cpus) ||
+			(!sufficient && s.cpus > sets[best].cpus) {
+			best = i
+			bestSufficient = sufficient
+		}
+		if w.contiguous && w.required != nil {
+			// All required nodes must sit in one run.
+			for j := i + 1; j < len(sets); j++ {
+				if sets[j].req != -1 {
+					return -1
+				}
+			}
+		}
 	}
-	return totalCPUs, ok
+	return best
+}
+
+// takeFromRun takes the nodes of run b not yet taken, outward from its
+// first required node or else from its start, until the job needs nothing
+// more or no node is allowed.
+func (f *fit) takeFromRun(b *consecSet) {
+	if b.req != -1 {
+		for id := b.req; id <= b.end && f.take(id); id++ {
+		}
+		for id := b.req - 1; id >= b.start && f.take(id); id-- {
+		}
+		return
+	}
+	for id := b.start; id <= b.end && f.take(id); id++ {
+	}
+}
+
+// take takes node id unless it is already taken, and reports whether the
+// walk over a run goes on.
+func (f *fit) take(id int) bool {
+	if f.left.maxNodes <= 0 || f.left.met() {
+		return false
+	}
+	if f.out.Has(uint32(id)) {
+		return true
+	}
+	f.add(uint32(id), f.p.availCPUs(f.w, id))
+	return true
 }
 
 // heterogeneous is the shortcut of reference §1.4 step 4: ignore runs and
 // take the candidates with the most CPUs (ties: highest id) until the node
 // and CPU needs are met. Unlike Slurm it never adds non-candidates.
-func (p *Plugin) heterogeneous(w *want, cand, out bits.Set, remNodes, remCPUs, maxN, totalCPUs int) (int, bool) {
+func (f *fit) heterogeneous(cand bits.Set) (int, bool) {
+	p, w := f.p, f.w
 	ids := p.ids[:0]
 	cand.Each(func(id uint32) bool {
-		if !out.Has(id) {
+		if !f.out.Has(id) {
 			ids = append(ids, id)
 		}
 		return true
@@ -254,16 +320,12 @@ func (p *Plugin) heterogeneous(w *want, cand, out bits.Set, remNodes, remCPUs, m
 		return cmpU32(b, a)
 	})
 	for _, id := range ids {
-		if maxN <= 0 || (remNodes <= 0 && remCPUs <= 0) {
+		if f.left.maxNodes <= 0 || f.left.met() {
 			break
 		}
-		out.Add(id)
-		remNodes--
-		maxN--
-		remCPUs -= p.availCPUs(w, int(id))
-		totalCPUs += p.cl.CPUs[id]
+		f.add(id, p.availCPUs(w, int(id)))
 	}
-	return totalCPUs, remNodes <= 0 && remCPUs <= 0
+	return f.left.taken, f.left.met()
 }
 
 // fastPick answers the best-set scan of reference §1.4 step 5 in sub-linear
