@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"strings"
@@ -17,7 +20,8 @@ func TestMain(m *testing.M) {
 }
 
 // 8 processes each run 50 one-node jobs on one state directory: every
-// success has its own node and no run fails except as unsatisfiable.
+// success has its own node, no run fails except as unsatisfiable, and
+// state list shows exactly the successes.
 func TestConcurrentSelectOnOneStateDirNeverDoubleAllocates(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 400 processes")
@@ -54,5 +58,24 @@ func TestConcurrentSelectOnOneStateDirNeverDoubleAllocates(t *testing.T) {
 	wg.Wait()
 	if len(got) == 0 {
 		t.Error("no job was allocated")
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"state", "list", "--state", dir, "--nodes", "synthetic:300", "--output", "json"}, nil, &out, &errb); code != exitOK {
+		t.Fatalf("state list exit %d: %s", code, errb.String())
+	}
+	var list stateList
+	if err := json.Unmarshal(out.Bytes(), &list); err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]bool{}
+	ids := map[uint32]bool{}
+	for _, j := range list.Jobs {
+		if j.NodeCount.Number != 1 || listed[j.Nodes] || ids[j.JobID] {
+			t.Errorf("state lists job %d on %s (%d nodes) twice or with more than one node", j.JobID, j.Nodes, j.NodeCount.Number)
+		}
+		listed[j.Nodes], ids[j.JobID] = true, true
+	}
+	if !maps.Equal(listed, got) {
+		t.Errorf("state lists %d jobs on %d nodes, want the %d successes", len(list.Jobs), len(listed), len(got))
 	}
 }

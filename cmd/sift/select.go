@@ -220,6 +220,7 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 					return err
 				}
 				defer lock.Release()
+				warnRemoved(cmd.ErrOrStderr(), lock)
 				if err := p.LoadState(stateDir); err != nil && !errors.Is(err, fs.ErrNotExist) {
 					return err
 				}

@@ -25,10 +25,22 @@ type Plugin interface {
 	Reserve(n int, cand *roaring.Bitmap) (*roaring.Bitmap, error)
 	// Jobs lists the ids of the jobs the plugin holds, in increasing order.
 	Jobs() []uint32
+	// Held describes the jobs the plugin holds, in increasing id order.
+	Held() []Held
 	// SaveState writes the plugin's jobs to its state file in dir.
 	SaveState(dir string, now int64) error
 	// LoadState replaces the plugin's jobs with those of its state file in
 	// dir; on any error the current state is left untouched. A missing file
 	// is reported with fs.ErrNotExist.
 	LoadState(dir string) error
+}
+
+// Held is one job a plugin holds, as its state file records it.
+type Held struct {
+	ID uint32
+	// Nodes are the job's node ids, increasing.
+	Nodes []uint32
+	// Start and End are Unix seconds.
+	Start, End int64
+	Suspended  bool
 }

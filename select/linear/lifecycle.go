@@ -202,6 +202,16 @@ func (p *Plugin) Jobs() []uint32 {
 	return ids
 }
 
+// Held implements job.Plugin.
+func (p *Plugin) Held() []job.Held {
+	jobs := p.st.sortedJobs()
+	out := make([]job.Held, len(jobs))
+	for i, j := range jobs {
+		out[i] = job.Held{ID: j.id, Nodes: slices.Clone(j.nodes), Start: j.start, End: j.end, Suspended: j.suspended}
+	}
+	return out
+}
+
 // lifecycleError reports a refused lifecycle call of this plugin.
 func lifecycleError(op string, id uint32, err error) error {
 	return &job.LifecycleError{Plugin: "linear", Op: op, Job: id, Err: err}

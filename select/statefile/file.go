@@ -21,6 +21,10 @@ const Version uint16 = 1
 // allocate without bound.
 const maxPayload = 1 << 32
 
+// tempInfix joins a state file's name and the random suffix of a writer's
+// temporary file.
+const tempInfix = ".new-"
+
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Reasons a state file is refused; a *FileError matches one with errors.Is.
@@ -87,7 +91,7 @@ func (f *File) Save(kind string, now int64, payload []byte) error {
 	}
 	// Each writer its own temporary file, so two writers never rename
 	// each other's.
-	w, err := os.CreateTemp(f.Dir, f.Name+".new-*")
+	w, err := os.CreateTemp(f.Dir, f.Name+tempInfix+"*")
 	if err != nil {
 		return fmt.Errorf("state file: %w", err)
 	}

@@ -3,6 +3,7 @@ package statefile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,13 +17,19 @@ import (
 const LockName = "sift.lock"
 
 // Lock is an exclusive hold on a state directory.
-type Lock struct{ f *os.File }
+type Lock struct {
+	f *os.File
+	// Removed lists the temporary files of dead writers that taking the
+	// lock deleted.
+	Removed []string
+}
 
 // ErrLockTimeout reports that another process held the lock past the wait.
 var ErrLockTimeout = errors.New("state directory is locked")
 
 // AcquireLock takes the exclusive lock of dir (creating dir if needed),
-// waiting up to timeout. On timeout the error names the lock file and, when
+// waiting up to timeout, and deletes the temporary files dead writers left
+// there. On timeout the error names the lock file and, when
 // it recorded one, the holder's pid.
 func AcquireLock(dir string, timeout time.Duration) (*Lock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -58,7 +65,29 @@ func AcquireLock(dir string, timeout time.Duration) (*Lock, error) {
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return &Lock{f: f}, nil
+	l := &Lock{f: f}
+	l.Removed, err = removeStaleTemps(dir)
+	if err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// removeStaleTemps deletes the temporary files of writers that died before
+// renaming them. Every writer holds the lock while its temporary file
+// exists, so whoever holds it now knows any such file is a dead writer's.
+func removeStaleTemps(dir string) ([]string, error) {
+	stale, err := filepath.Glob(filepath.Join(dir, "*"+tempInfix+"*"))
+	if err != nil {
+		return nil, fmt.Errorf("state lock: %w", err)
+	}
+	for _, p := range stale {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("state lock: removing a dead writer's temporary file: %w", err)
+		}
+	}
+	return stale, nil
 }
 
 // Release gives the lock up.
