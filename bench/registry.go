@@ -77,7 +77,7 @@ func Registry() []Suite {
 			Suite{Name: "evaluate/slurm/10-leaf" + suffix, Sizes: sizes, Setup: evaluate(d.data, compiler.Slurm, fixed(d.ten))},
 		)
 	}
-	return append(out,
+	return append(append(out,
 		Suite{Name: "evaluate/flux/rfc31", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Flux, fluxRFC31)},
 		Suite{Name: "evaluate/flux/requires", Sizes: DefaultSizes, Setup: evaluate(Synthetic, compiler.Requires, fluxRequires)},
 		Suite{Name: "ingest", Sizes: DefaultSizes, Setup: ingest},
@@ -91,7 +91,7 @@ func Registry() []Suite {
 		Suite{Name: "select/linear/1000-node-job", Sizes: []int{10000, 100000}, Setup: selectLinear.setup},
 		Suite{Name: "select/cons_tres/64-node-job", Sizes: []int{1000, 10000}, Setup: selectConsTres.setup},
 		Suite{Name: "will-run/linear/64-node-job", Sizes: []int{10000}, Setup: willRunLinear.setup},
-	)
+	), peerSuites()...)
 }
 
 // compileSlurm times turning Slurm text into a program (parse, optimize,
@@ -210,50 +210,56 @@ func parseLang(lang compiler.Lang, text string) (ast.Node, error) {
 // Slurm constraints, expr-lang/expr.
 func evaluate(d Dataset, lang compiler.Lang, text func(n int) string) func(int) (*Case, error) {
 	return func(n int) (*Case, error) {
-		src := text(n)
-		tree, err := parseLang(lang, src)
-		if err != nil {
-			return nil, err
-		}
-		inv, err := loadInventory(d, n, true, lang == compiler.Slurm)
-		if err != nil {
-			return nil, err
-		}
-		sift, err := newSiftEngine(lang, src, inv.snap)
-		if err != nil {
-			return nil, err
-		}
-		ref := newReferenceEngine(tree, inv.facts)
-		c := &Case{Op: sift.Run, Baselines: []Baseline{{Name: "reference", Op: ref.Run}}}
-		var ex *exprEngine
-		var exprErr error
-		if lang == compiler.Slurm {
-			if ex, err = newExprEngine(tree, inv.envs); err != nil {
-				return nil, err
-			}
-			c.Baselines = append(c.Baselines, Baseline{Name: "expr", Op: func() {
-				if err := ex.Run(); err != nil && exprErr == nil {
-					exprErr = err
-				}
-			}})
-		}
-		c.Verify = func() error {
-			sift.Run()
-			ref.Run()
-			others := map[string][]uint64{"reference": ref.out}
-			if ex != nil {
-				if exprErr != nil {
-					return exprErr
-				}
-				if err := ex.Run(); err != nil {
-					return err
-				}
-				others["expr"] = ex.out
-			}
-			return sameNodes(sift.words(inv.snap.IDBound()), others)
-		}
-		return c, nil
+		c, _, err := evaluateCase(d, lang, text(n), n)
+		return c, err
 	}
+}
+
+// evaluateCase sets up evaluate's case for src at n nodes and returns sift's
+// engine too, whose last result Verify leaves in place.
+func evaluateCase(d Dataset, lang compiler.Lang, src string, n int) (*Case, *siftEngine, error) {
+	tree, err := parseLang(lang, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := loadInventory(d, n, true, lang == compiler.Slurm)
+	if err != nil {
+		return nil, nil, err
+	}
+	sift, err := newSiftEngine(lang, src, inv.snap)
+	if err != nil {
+		return nil, nil, err
+	}
+	ref := newReferenceEngine(tree, inv.facts)
+	c := &Case{Op: sift.Run, Baselines: []Baseline{{Name: "reference", Op: ref.Run}}}
+	var ex *exprEngine
+	var exprErr error
+	if lang == compiler.Slurm {
+		if ex, err = newExprEngine(tree, inv.envs); err != nil {
+			return nil, nil, err
+		}
+		c.Baselines = append(c.Baselines, Baseline{Name: "expr", Op: func() {
+			if err := ex.Run(); err != nil && exprErr == nil {
+				exprErr = err
+			}
+		}})
+	}
+	c.Verify = func() error {
+		sift.Run()
+		ref.Run()
+		others := map[string][]uint64{"reference": ref.out}
+		if ex != nil {
+			if exprErr != nil {
+				return exprErr
+			}
+			if err := ex.Run(); err != nil {
+				return err
+			}
+			others["expr"] = ex.out
+		}
+		return sameNodes(sift.words(inv.snap.IDBound()), others)
+	}
+	return c, sift, nil
 }
 
 // sameNodes reports which baseline's node set differs from sift's.

@@ -52,6 +52,10 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	for _, n := range names {
 		rows[0] = append(rows[0], "×"+n)
 	}
+	recorded := rep.RecordedNames()
+	for _, n := range recorded {
+		rows[0] = append(rows[0], "×"+n)
+	}
 	for _, r := range rep.Results {
 		row := []string{r.Suite, strconv.Itoa(r.Nodes), FormatNS(r.MedianNS), FormatNS(r.P95NS),
 			formatCount(r.Allocs), formatCount(r.BytesOp), "-"}
@@ -60,6 +64,13 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		}
 		for _, n := range names {
 			if v, ok := r.Ratios[n]; ok {
+				row = append(row, formatRatio(v))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		for _, n := range recorded {
+			if v, ok := r.RecordedRatios[n]; ok {
 				row = append(row, formatRatio(v))
 			} else {
 				row = append(row, "-")
@@ -86,8 +97,29 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		}
 		b.WriteByte('\n')
 	}
+	if len(recorded) > 0 {
+		b.WriteString("\n(recorded) columns: sift's median against a figure recorded elsewhere, not timed in this run;\n" +
+			"peer: the peers' own C code on the same data on a 2-core VM (Slurm _apply_extra_constraints,\n" +
+			"flux-core rnode_match; Slurm parse+free, flux-core constraint compile), see BENCHMARKS.md.\n")
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// RecordedNames returns the names of the recorded figures in rep, sorted.
+func (rep *Report) RecordedNames() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, r := range rep.Results {
+		for n := range r.RecordedRatios {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
 }
 
 func formatCount(v float64) string {

@@ -160,6 +160,26 @@ func TestTableHasOneColumnPerBaseline(t *testing.T) {
 	}
 }
 
+func TestTableLabelsRecordedRatios(t *testing.T) {
+	peer := result("peer/slurm/1", 100000, map[string]float64{"reference": 300, machineBaseline: 1}, "reference")
+	peer.RecordedRatios = map[string]float64{PeerRecorded: 4013}
+	rep := &Report{Results: []Result{peer, result("ingest", 10, map[string]float64{machineBaseline: 1})}}
+	var b bytes.Buffer
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasSuffix(lines[0], "×reference  ×peer (recorded)") {
+		t.Errorf("header %q: want the recorded column last, labelled as recorded", lines[0])
+	}
+	if !strings.HasSuffix(lines[1], "4013") || !strings.HasSuffix(lines[2], "-") {
+		t.Errorf("rows:\n%s", b.String())
+	}
+	if !strings.Contains(b.String(), "not timed in this run") {
+		t.Errorf("no note on recorded figures:\n%s", b.String())
+	}
+}
+
 func TestHTMLHasOnePlotPerSuite(t *testing.T) {
 	rep := &Report{Results: []Result{
 		result("evaluate", 1000, map[string]float64{"reference": 3}, "reference"),

@@ -64,6 +64,11 @@ type Result struct {
 	// Slices is the number of slice pairs each ratio is the median of.
 	Slices    int           `json:"slices,omitempty"`
 	Baselines []Measurement `json:"baselines,omitempty"`
+	// RecordedRatios is, per recorded figure of the case (Case.Recorded),
+	// that figure / sift's median: how many times faster sift is than an
+	// operation that was not timed in this run. The regression gate ignores
+	// them.
+	RecordedRatios map[string]float64 `json:"recorded_ratios,omitempty"`
 	// Profile holds the top functions of sift's samples when profiling.
 	Profile *ProfileSummary `json:"profile,omitempty"`
 }
@@ -250,6 +255,14 @@ func runCase(s Suite, n int, opt Options) (res Result, err error) {
 		r.Ratios[ct.name], r.Spreads[ct.name] = pairedRatio(ct.sliceNS, cs[0].sliceNS)
 		if ct.name != machineBaseline {
 			r.Baselines = append(r.Baselines, ct.m)
+		}
+	}
+	for name, ns := range c.Recorded {
+		if r.MedianNS > 0 {
+			if r.RecordedRatios == nil {
+				r.RecordedRatios = map[string]float64{}
+			}
+			r.RecordedRatios[name] = ns / r.MedianNS
 		}
 	}
 	return r, nil

@@ -38,7 +38,7 @@ func TestPairedRatioCancelsNoiseSharedByARepetition(t *testing.T) {
 
 func TestSelectMatchesGlobsAndPrefixes(t *testing.T) {
 	suites := []Suite{{Name: "compile/slurm/10-leaf"}, {Name: "evaluate/slurm/3-leaf"}, {Name: "evaluate/slurm/10-leaf"},
-		{Name: "evaluate/slurm/10-leaf/cirrus"}, {Name: "ingest"}}
+		{Name: "evaluate/slurm/10-leaf/cirrus"}, {Name: "ingest"}, {Name: "peer/flux/1", OnRequest: true}}
 	for _, tc := range []struct {
 		pattern string
 		want    []string
@@ -49,6 +49,8 @@ func TestSelectMatchesGlobsAndPrefixes(t *testing.T) {
 		{"*/slurm/10-leaf", []string{"compile/slurm/10-leaf", "evaluate/slurm/10-leaf", "evaluate/slurm/10-leaf/cirrus"}},
 		{"evaluate/slurm/10-leaf/cirrus", []string{"evaluate/slurm/10-leaf/cirrus"}},
 		{"select", nil},
+		{"peer", []string{"peer/flux/1"}},
+		{"*/flux/*", []string{"peer/flux/1"}},
 	} {
 		var got []string
 		for _, s := range Select(suites, tc.pattern) {

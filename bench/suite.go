@@ -21,6 +21,10 @@ type Suite struct {
 	// depends on background work, which a loaded machine may or may not have
 	// room for, sets it so that only large slowdowns fail.
 	Tolerance float64
+	// OnRequest keeps the suite out of a run that names no suite: it runs
+	// only when a pattern selects it (the peer suites, which double a
+	// default run's time).
+	OnRequest bool
 	// Setup builds the inventory and everything the operation needs; nothing
 	// it does is timed.
 	Setup func(nodes int) (*Case, error)
@@ -34,6 +38,10 @@ type Case struct {
 	Bytes int64
 	// Baselines are the same operation done another way, timed alongside.
 	Baselines []Baseline
+	// Recorded holds, per name, the time in ns of the same operation done
+	// elsewhere and recorded, not timed in this run (a peer's own code on the
+	// same data); reports show sift's ratio to it beside the in-run ones.
+	Recorded map[string]float64
 	// Verify runs after timing and reports an error unless sift and every
 	// baseline gave the same answer.
 	Verify func() error
@@ -48,14 +56,11 @@ type Baseline struct {
 // Select returns the suites whose name matches pattern: a glob (path.Match)
 // or a prefix, either of them applied at any '/' boundary of the name, so
 // "evaluate", "evaluate/slurm/*" and "*/10-leaf" all work. An empty pattern
-// selects every suite.
+// selects every suite but those run on request only.
 func Select(suites []Suite, pattern string) []Suite {
-	if pattern == "" {
-		return suites
-	}
 	var out []Suite
 	for _, s := range suites {
-		if nameMatches(pattern, s.Name) {
+		if pattern == "" && !s.OnRequest || pattern != "" && nameMatches(pattern, s.Name) {
 			out = append(out, s)
 		}
 	}

@@ -33,6 +33,12 @@ the per-node reference evaluator and expr-lang/expr (same data, same answers,
 checked), and prints median and p95 time per operation, allocations, MB/s and
 how many times faster sift is than each baseline (the × columns).
 
+--suite peer runs the requests Slurm's and flux-core's own matching code was
+timed on, on the same generated data (10k and 100k nodes), checks the match
+counts given with that data at 100k, and adds a ×peer (recorded) column: the
+peers' figures were recorded on a 2-core VM, not timed in this run. A run
+without --suite leaves the peer suites out.
+
 --compare BASE.json exits 3 when a suite's ratio to its in-run baseline fell
 by more than --threshold against BASE.json (written earlier with --json); a
 suite that regressed is rerun up to --recheck times first, so that a burst of
@@ -41,6 +47,9 @@ load on a shared machine does not fail the gate while a real slowdown does.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			suites := bench.Select(benchSuites(), suite)
 			if list {
+				if suite == "" {
+					suites = benchSuites()
+				}
 				for _, s := range suites {
 					fmt.Fprintln(cmd.OutOrStdout(), s.Name)
 				}
