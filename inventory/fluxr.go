@@ -28,12 +28,12 @@ func isFluxR(data []byte, top []member) bool {
 // `core` idset and GPUs as gres `gpu`. Invalid documents are refused with
 // flux-core's (librlist rlist_from_json) messages where it has one.
 func ParseFluxR(data []byte) ([]index.Node, error) {
-	return parseFluxR("Flux R", data)
+	return parseFluxR("Flux R", data, DefaultLimits())
 }
 
 // parseFluxRFile is ParseFluxR in the shape of Load's format table.
-func parseFluxRFile(file string, data []byte) ([]index.Node, []Warning, error) {
-	nodes, err := parseFluxR(file, data)
+func parseFluxRFile(file string, data []byte, lim Limits) ([]index.Node, []Warning, error) {
+	nodes, err := parseFluxR(file, data, lim.orDefault())
 	return nodes, nil, err
 }
 
@@ -75,9 +75,15 @@ func fluxMember(o *fastjson.Object, key string) *fastjson.Value {
 	return last
 }
 
-func parseFluxR(file string, data []byte) ([]index.Node, error) {
+func parseFluxR(file string, data []byte, lim Limits) ([]index.Node, error) {
 	fail := func(format string, args ...any) error {
 		return &Error{File: file, Msg: fmt.Sprintf(format, args...)}
+	}
+	over := func(what string, err error) error {
+		return &Error{File: file, Msg: what, Err: err}
+	}
+	if k := fluxPropertyCount(data); k > lim.MaxFeatures {
+		return nil, over("execution.properties", tooMany(k, "properties", lim.MaxFeatures))
 	}
 	p := fluxRParsers.Get()
 	defer fluxRParsers.Put(p)
@@ -123,8 +129,9 @@ func parseFluxR(file string, data []byte) ([]index.Node, error) {
 
 	byRank := make(map[uint32]*index.Node)
 	entries, _ := rlite.Array() // a non-array R_lite holds no entries
+	budget := nodeBudget{max: lim.MaxNodes}
 	for _, e := range entries {
-		if err := appendRankEntry(byRank, e, fail); err != nil {
+		if err := appendRankEntry(byRank, &budget, e, fail, over); err != nil {
 			return nil, err
 		}
 	}
@@ -142,17 +149,41 @@ func parseFluxR(file string, data []byte) ([]index.Node, error) {
 		return nil, err
 	}
 	if props := fluxMember(exec, "properties"); props != nil {
-		if err := assignProperties(nodes, props, fail); err != nil {
+		if err := assignProperties(nodes, props, lim.MaxFeatures, fail, over); err != nil {
 			return nil, err
 		}
 	}
 	return nodes, nil
 }
 
+// fluxPropertyCount counts the members of execution.properties without
+// parsing the document (the JSON parser makes a value per member), or
+// returns 0 when data does not hold them.
+func fluxPropertyCount(data []byte) int {
+	top, ok := topMembers(data)
+	if !ok {
+		return 0
+	}
+	exec, ok := lastMember(data, top, "execution")
+	if !ok || data[exec.valStart] != '{' {
+		return 0
+	}
+	var ms []member
+	sc := scanner{b: data}
+	if _, err := sc.object(exec.valStart, 2, &ms); err != nil {
+		return 0
+	}
+	props, ok := lastMember(data, ms, "properties")
+	if !ok {
+		return 0
+	}
+	return topLevelKeys(data[props.valStart:props.valEnd])
+}
+
 // appendRankEntry adds the ranks of one R_lite entry ({"rank": idset,
 // "children": {name: idset}}); a rank named by several entries gathers all
 // their children.
-func appendRankEntry(byRank map[uint32]*index.Node, e *fastjson.Value, fail func(string, ...any) error) error {
+func appendRankEntry(byRank map[uint32]*index.Node, budget *nodeBudget, e *fastjson.Value, fail func(string, ...any) error, over func(string, error) error) error {
 	o, err := e.Object()
 	if err != nil {
 		return fail("Expected object, got %s", fluxTypeName(e))
@@ -173,8 +204,21 @@ func appendRankEntry(byRank map[uint32]*index.Node, e *fastjson.Value, fail func
 	if err != nil {
 		return fail("invalid idset '%s' in R_lite rank", rankB)
 	}
-	if uint64(len(byRank))+ranks.Count() > maxFluxRanks {
-		return fail("more than %d ranks", maxFluxRanks)
+	// A rank several entries name counts once: take only the new ones,
+	// counting no further than the budget.
+	fresh := 0
+	for _, r := range ranks.Ranges() {
+		for id := uint64(r.Lo); id <= uint64(r.Hi) && fresh <= budget.max; id++ {
+			if byRank[uint32(id)] == nil {
+				fresh++
+			}
+		}
+	}
+	if fresh > budget.max {
+		fresh = int(min(ranks.Count(), 1<<40))
+	}
+	if err := budget.take(fresh); err != nil {
+		return over("R_lite rank "+shorten(string(rankB)), err)
 	}
 	var cores, gpus uint64
 	if co, err := children.Object(); err == nil {
@@ -220,10 +264,6 @@ func appendRankEntry(byRank map[uint32]*index.Node, e *fastjson.Value, fail func
 	return nil
 }
 
-// maxFluxRanks bounds the nodes one R document may describe, so that a
-// short document naming ranks 0-2147483647 cannot exhaust memory.
-const maxFluxRanks = 1 << 20
-
 // assignHosts gives the nodelist's hosts, in order, to the nodes in rank
 // order; the counts must agree, as in rlist_assign_hostlist.
 func assignHosts(nodes []index.Node, nodelist *fastjson.Value, fail func(string, ...any) error) error {
@@ -264,7 +304,7 @@ func assignHosts(nodes []index.Node, nodelist *fastjson.Value, fail func(string,
 // assignProperties applies execution.properties as rlist_assign_properties
 // does: every entry is checked first, then each is applied, refusing ranks
 // that are not in R_lite.
-func assignProperties(nodes []index.Node, props *fastjson.Value, fail func(string, ...any) error) error {
+func assignProperties(nodes []index.Node, props *fastjson.Value, maxFeatures int, fail func(string, ...any) error, over func(string, error) error) error {
 	o, err := props.Object()
 	if err != nil {
 		return fail("properties must be an object")
@@ -329,6 +369,9 @@ func assignProperties(nodes []index.Node, props *fastjson.Value, fail func(strin
 		for _, r := range p.ids.Ranges() {
 			for id := uint64(r.Lo); id <= uint64(r.Hi); id++ {
 				n := &nodes[byRank[uint32(id)]]
+				if len(n.Features) >= maxFeatures {
+					return over(fmt.Sprintf("properties of rank %d", n.Rank), tooMany(len(n.Features)+1, "properties", maxFeatures))
+				}
 				n.Features = append(n.Features, p.name)
 			}
 		}

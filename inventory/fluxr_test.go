@@ -181,7 +181,7 @@ func FuzzParseFluxR(f *testing.F) {
 }
 
 func TestParseFluxRFileNamesTheFile(t *testing.T) {
-	_, warnings, err := parseFluxRFile("cluster.R", []byte(`{"version":3,"execution":{"R_lite":[]}}`))
+	_, warnings, err := parseFluxRFile("cluster.R", []byte(`{"version":3,"execution":{"R_lite":[]}}`), Limits{})
 	if err == nil || warnings != nil || err.Error() != "cluster.R: invalid version=3" {
 		t.Fatalf("parseFluxRFile = %v, %v", warnings, err)
 	}

@@ -20,7 +20,7 @@ type format struct {
 	// top holds the members of data's top-level JSON object, or is nil when
 	// data is not one.
 	detect func(data []byte, top []member) bool
-	parse  func(file string, data []byte) (*Cluster, []Warning, error)
+	parse  func(file string, data []byte, lim Limits) (*Cluster, []Warning, error)
 }
 
 // formats is tried in order; the first format whose detect accepts the data
@@ -28,9 +28,9 @@ type format struct {
 // JSON object, so it stays last.
 var formats = []format{
 	{name: "flux-r", detect: isFluxR, parse: nodesOnly(parseFluxRFile)},
-	{name: "slurm-json", detect: isSlurmJSON, parse: nodesOnly(ParseSlurmJSON)},
+	{name: "slurm-json", detect: isSlurmJSON, parse: nodesOnly(parseSlurmJSON)},
 	{name: "slurm-conf", detect: isSlurmConf, parse: parseSlurmConfFile},
-	{name: "sift-json", detect: isNodeFile, parse: nodesOnly(ParseNodeFile)},
+	{name: "sift-json", detect: isNodeFile, parse: nodesOnly(parseNodeFile)},
 }
 
 // FormatNames lists the inventory formats, as --nodes-format names them.
@@ -52,9 +52,15 @@ func Load(path string) ([]index.Node, []Warning, error) {
 	return c.Nodes, w, nil
 }
 
-// LoadCluster reads the inventory at path with its partitions. An empty
-// formatName detects the format by content.
+// LoadCluster reads the inventory at path with its partitions, within
+// DefaultLimits. An empty formatName detects the format by content.
 func LoadCluster(path, formatName string) (*Cluster, []Warning, error) {
+	return LoadClusterWithin(path, formatName, DefaultLimits())
+}
+
+// LoadClusterWithin is LoadCluster within lim: an inventory that would
+// exceed it fails with an *Error matching ErrLimit, before the nodes are made.
+func LoadClusterWithin(path, formatName string, lim Limits) (*Cluster, []Warning, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -63,7 +69,7 @@ func LoadCluster(path, formatName string) (*Cluster, []Warning, error) {
 		}
 		return nil, nil, &Error{File: path, Msg: "cannot read node file", Err: err}
 	}
-	return ParseCluster(path, data, formatName)
+	return ParseClusterWithin(path, data, formatName, lim)
 }
 
 // Parse reads an inventory held in memory, detecting its format by content;
@@ -77,12 +83,19 @@ func Parse(file string, data []byte) ([]index.Node, []Warning, error) {
 }
 
 // ParseCluster reads an inventory held in memory in the named format, or
-// detects the format by content when formatName is empty.
+// detects the format by content when formatName is empty, within
+// DefaultLimits.
 func ParseCluster(file string, data []byte, formatName string) (*Cluster, []Warning, error) {
+	return ParseClusterWithin(file, data, formatName, DefaultLimits())
+}
+
+// ParseClusterWithin is ParseCluster within lim.
+func ParseClusterWithin(file string, data []byte, formatName string, lim Limits) (*Cluster, []Warning, error) {
+	lim = lim.orDefault()
 	if formatName != "" {
 		for _, f := range formats {
 			if f.name == formatName {
-				return f.parse(file, data)
+				return f.parse(file, data, lim)
 			}
 		}
 		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("unknown inventory format %q, expected one of %s", formatName, strings.Join(FormatNames(), ", "))}
@@ -90,7 +103,7 @@ func ParseCluster(file string, data []byte, formatName string) (*Cluster, []Warn
 	top, _ := topMembers(data)
 	for _, f := range formats {
 		if f.detect(data, top) {
-			return f.parse(file, data)
+			return f.parse(file, data, lim)
 		}
 	}
 	if (&scanner{b: data}).ws(0) == len(data) {
@@ -101,9 +114,9 @@ func ParseCluster(file string, data []byte, formatName string) (*Cluster, []Warn
 
 // nodesOnly adapts a reader of nodes alone: such formats configure no
 // partitions, only name them on nodes (see PartitionsOf).
-func nodesOnly(parse func(file string, data []byte) ([]index.Node, []Warning, error)) func(string, []byte) (*Cluster, []Warning, error) {
-	return func(file string, data []byte) (*Cluster, []Warning, error) {
-		nodes, w, err := parse(file, data)
+func nodesOnly(parse func(file string, data []byte, lim Limits) ([]index.Node, []Warning, error)) func(string, []byte, Limits) (*Cluster, []Warning, error) {
+	return func(file string, data []byte, lim Limits) (*Cluster, []Warning, error) {
+		nodes, w, err := parse(file, data, lim)
 		if err != nil {
 			return nil, w, err
 		}
@@ -182,6 +195,6 @@ func isSlurmConf(data []byte, _ []member) bool {
 	return false
 }
 
-func parseSlurmConfFile(file string, data []byte) (*Cluster, []Warning, error) {
-	return ParseSlurmConf(file, data, os.ReadFile)
+func parseSlurmConfFile(file string, data []byte, lim Limits) (*Cluster, []Warning, error) {
+	return parseSlurmConf(file, data, os.ReadFile, lim)
 }

@@ -25,7 +25,12 @@ func isNodeFile(data []byte, _ []member) bool {
 // JSON Lines with one node object per line. file names data in errors and
 // warnings.
 func ParseNodeFile(file string, data []byte) ([]index.Node, []Warning, error) {
-	r := &nodeReader{file: file, data: data, sc: scanner{b: data}, names: make(map[string]int)}
+	return parseNodeFile(file, data, DefaultLimits())
+}
+
+func parseNodeFile(file string, data []byte, lim Limits) ([]index.Node, []Warning, error) {
+	lim = lim.orDefault()
+	r := &nodeReader{file: file, data: data, sc: scanner{b: data}, names: make(map[string]int), lim: lim, budget: nodeBudget{max: lim.MaxNodes}}
 	var err error
 	if r.isJSONLines() {
 		err = r.lines()
@@ -53,6 +58,8 @@ type nodeReader struct {
 	names    map[string]int      // node name -> line
 	lists    map[string][]string // string lists by their JSON text
 	ranked   bool                // some node has an explicit rank
+	lim      Limits
+	budget   nodeBudget
 }
 
 // position returns the 1-based line and byte column of offset off.
@@ -117,8 +124,18 @@ func (r *nodeReader) isJSONLines() bool {
 	return true
 }
 
+// minNodeBytes is the size of the smallest node object, {"name":"a"}.
+const minNodeBytes = 12
+
+// capacity guesses how many nodes the file holds, from its lines but never
+// more than its bytes or the node limit allow, so a file of blank lines
+// cannot make the reader reserve room for millions of nodes.
+func (r *nodeReader) capacity() int {
+	return min(bytes.Count(r.data, []byte{'\n'})+1, len(r.data)/minNodeBytes+1, r.lim.MaxNodes)
+}
+
 func (r *nodeReader) lines() error {
-	r.nodes = make([]index.Node, 0, bytes.Count(r.data, []byte{'\n'})+1)
+	r.nodes = make([]index.Node, 0, r.capacity())
 	for i := 0; i < len(r.data); {
 		end := r.lineEnd(i)
 		sc := scanner{b: r.data[:end]}
@@ -174,7 +191,7 @@ func (r *nodeReader) document() error {
 	}
 	// The whole document was scanned above, so the array is valid JSON:
 	// each element ends where its own scan stops, then a ',' or the ']'.
-	r.nodes = make([]index.Node, 0, bytes.Count(r.data, []byte{'\n'})+1)
+	r.nodes = make([]index.Node, 0, r.capacity())
 	i = r.sc.ws(nodes.valStart + 1)
 	for r.data[i] != ']' {
 		if r.data[i] != '{' {
@@ -197,6 +214,10 @@ func (r *nodeReader) node(start int) (int, error) {
 	end, serr := r.sc.object(start, 1, &r.members)
 	if serr != nil {
 		return end, r.syntax(serr)
+	}
+	// The JSON parser makes a value per item: count them first.
+	if k, at := largestContainer(r.data[start:end], 2); k > r.lim.MaxFeatures {
+		return end, r.overItems(start+at, k)
 	}
 	v, perr := r.parser.ParseBytes(r.data[start:end])
 	if perr != nil {
@@ -251,6 +272,11 @@ func (r *nodeReader) node(start int) (int, error) {
 	}
 	r.names[name] = line
 
+	if err := r.budget.take(1); err != nil {
+		e := r.errAt(start, name, "", "one node too many")
+		e.Err = err
+		return end, e
+	}
 	n := index.Node{Name: name, Rank: uint32(len(r.nodes))}
 	for f := field(0); f < numFields; f++ {
 		val := fields[f]
@@ -264,6 +290,26 @@ func (r *nodeReader) node(start int) (int, error) {
 	}
 	r.nodes = append(r.nodes, n)
 	return end, nil
+}
+
+// overItems reports an array or object at offset off, inside the node whose
+// members r.members holds, of k items: more than Limits.MaxFeatures.
+func (r *nodeReader) overItems(off, k int) *Error {
+	field, what := "", "items in one array or object"
+	for _, m := range r.members {
+		if m.valStart <= off && off < m.valEnd {
+			field = strings.Trim(string(r.data[m.keyStart:m.keyEnd]), `"`)
+			if off == m.valStart {
+				what = field
+				if field == "extra" {
+					what = "extra keys"
+				}
+			}
+		}
+	}
+	e := r.errAt(off, "", field, "too long")
+	e.Err = tooMany(k, what, r.lim.MaxFeatures)
+	return e
 }
 
 func (r *nodeReader) name(v *fastjson.Value, off int) (string, error) {
@@ -444,6 +490,11 @@ func (r *nodeReader) readStrings(n *index.Node, f field, v *fastjson.Value, m me
 	if err != nil {
 		return nil, r.errAt(m.valStart, n.Name, fieldNames[f], "expected an array of strings")
 	}
+	if len(arr) > r.lim.MaxFeatures {
+		e := r.errAt(m.valStart, n.Name, fieldNames[f], "list")
+		e.Err = tooMany(len(arr), fieldNames[f], r.lim.MaxFeatures)
+		return nil, e
+	}
 	list := make([]string, 0, len(arr))
 	for i, e := range arr {
 		b, err := e.StringBytes()
@@ -461,6 +512,15 @@ func (r *nodeReader) readStrings(n *index.Node, f field, v *fastjson.Value, m me
 // extra keeps the node's extra data as raw JSON text: an object's exact
 // source text, or a string's contents as slurmd --extra would pass them.
 func (r *nodeReader) extra(n *index.Node, v *fastjson.Value, m member) error {
+	raw := r.data[m.valStart:m.valEnd]
+	if v.Type() == fastjson.TypeString {
+		raw, _ = v.StringBytes()
+	}
+	if k := topLevelKeys(raw); k > r.lim.MaxFeatures {
+		e := r.errAt(m.valStart, n.Name, "extra", "object")
+		e.Err = tooMany(k, "extra keys", r.lim.MaxFeatures)
+		return e
+	}
 	switch v.Type() {
 	case fastjson.TypeObject:
 		n.Extra = bytes.Clone(r.data[m.valStart:m.valEnd])

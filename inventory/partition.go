@@ -92,17 +92,23 @@ func (p *confParser) partitionNodes(v confValue, nodes []index.Node, pos map[str
 		}
 		return out, nil
 	}
-	names, err := expandSlurm(v)
+	hl, err := parseSlurmHosts(v)
 	if err != nil {
 		return nil, err
 	}
 	in := make([]bool, len(nodes))
-	for _, n := range names {
+	unknown := ""
+	hl.Each(func(n string) bool {
 		i, ok := pos[n]
 		if !ok {
-			return nil, confErr(v, "partition names unknown node %q", n)
+			unknown = n
+			return false
 		}
 		in[i] = true
+		return true
+	})
+	if unknown != "" {
+		return nil, confErr(v, "partition names unknown node %q", unknown)
 	}
 	var out []string
 	for i, ok := range in {

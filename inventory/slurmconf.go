@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -66,7 +67,12 @@ func ReadSlurmConf(path string) (*Cluster, []Warning, error) {
 // ParseSlurmConf parses slurm.conf text. name is used in messages and to
 // resolve relative Include paths; readFile reads included files.
 func ParseSlurmConf(name string, data []byte, readFile func(string) ([]byte, error)) (*Cluster, []Warning, error) {
-	p := &confParser{readFile: readFile, nodeDefault: map[string]confValue{}, partDefault: map[string]confValue{}}
+	return parseSlurmConf(name, data, readFile, DefaultLimits())
+}
+
+func parseSlurmConf(name string, data []byte, readFile func(string) ([]byte, error), lim Limits) (*Cluster, []Warning, error) {
+	lim = lim.orDefault()
+	p := &confParser{readFile: readFile, nodeDefault: map[string]confValue{}, partDefault: map[string]confValue{}, lim: lim}
 	if err := p.parseFile(name, data, 0); err != nil {
 		return nil, p.warnings, err
 	}
@@ -98,6 +104,7 @@ type confParser struct {
 	partLines   []confLine
 	extra       bool
 	globals     map[string]string // lower-case key -> value of other settings
+	lim         Limits
 }
 
 func (p *confParser) warn(file string, line int, format string, args ...any) {
@@ -370,27 +377,45 @@ func (p *confParser) build() (*Cluster, error) {
 	// sift does not use are.
 	c.DefMemPerCPU, _ = strconv.ParseUint(p.globals["defmempercpu"], 10, 64)
 	c.MaxMemPerCPU, _ = strconv.ParseUint(p.globals["maxmempercpu"], 10, 64)
-	seen := map[string]bool{}
-	for _, l := range p.nodeLines {
+	// Every line's hosts are counted, not expanded, before any node is
+	// made: a few bytes of ranges can name millions of nodes.
+	budget := nodeBudget{max: p.lim.MaxNodes}
+	lists := make([]*hostlist.List, len(p.nodeLines))
+	for i, l := range p.nodeLines {
+		hl, err := parseSlurmHosts(l.kv[0])
+		if err != nil {
+			return nil, err
+		}
+		if err := budget.take(hl.Count()); err != nil {
+			return nil, &Error{File: l.file, Line: l.line, Field: l.kv[0].key, Msg: "hostlist " + shorten(l.kv[0].value), Err: err}
+		}
+		lists[i] = hl
+	}
+	c.Nodes = make([]index.Node, 0, budget.used)
+	seen := make(map[string]bool, budget.used)
+	for i, l := range p.nodeLines {
 		vals := p.lineValues(l, nodeKeys)
-		tmpl, err := nodeTemplate(vals)
+		tmpl, err := nodeTemplate(vals, p.lim.MaxFeatures)
 		if err != nil {
 			return nil, err
 		}
-		names, err := expandSlurm(l.kv[0])
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range names {
+		// The nodes of one line share its feature and GRES lists (index.Node
+		// lists are read-only; clipped, so an append copies).
+		tmpl.Features, tmpl.Gres = slices.Clip(tmpl.Features), slices.Clip(tmpl.Gres)
+		var dup string
+		lists[i].Each(func(n string) bool {
 			if seen[n] {
-				return nil, &Error{File: l.file, Line: l.line, Field: "NodeName", Msg: fmt.Sprintf("duplicate node %q", n)}
+				dup = n
+				return false
 			}
 			seen[n] = true
 			node := tmpl
 			node.Name = n
-			node.Features = append([]string(nil), tmpl.Features...)
-			node.Gres = append([]index.Gres(nil), tmpl.Gres...)
 			c.Nodes = append(c.Nodes, node)
+			return true
+		})
+		if dup != "" {
+			return nil, &Error{File: l.file, Line: l.line, Field: "NodeName", Msg: fmt.Sprintf("duplicate node %q", dup)}
 		}
 	}
 	// slurmctld sorts its node table by name (strnatcmp) unless a topology
@@ -425,20 +450,30 @@ func (p *confParser) build() (*Cluster, error) {
 	return c, nil
 }
 
-func expandSlurm(v confValue) ([]string, error) {
+// parseSlurmHosts parses the hostlist of a NodeName= or Nodes= value,
+// refusing one of more than maxConfHosts hosts.
+func parseSlurmHosts(v confValue) (*hostlist.List, error) {
 	hl, err := hostlist.Parse(hostlist.Slurm, v.value)
 	if err != nil {
 		return nil, &Error{File: v.file, Line: v.line, Field: v.key, Msg: err.Error()}
 	}
-	names, err := hl.Expand(maxConfHosts)
-	if err != nil {
-		return nil, &Error{File: v.file, Line: v.line, Field: v.key, Msg: err.Error()}
+	if n := hl.Count(); n > maxConfHosts {
+		return nil, &Error{File: v.file, Line: v.line, Field: v.key, Msg: "hostlist " + shorten(v.value), Err: &limitError{fmt.Sprintf("names %d hosts, more than %d in one value", n, maxConfHosts)}}
 	}
-	return names, nil
+	return hl, nil
 }
 
 // maxConfHosts bounds the hosts one NodeName or Nodes value may name.
 const maxConfHosts = 1 << 22
+
+// shorten returns s, or its first 40 bytes and "..." when longer, for
+// naming a long value in a message.
+func shorten(s string) string {
+	if len(s) <= 40 {
+		return s
+	}
+	return s[:40] + "..."
+}
 
 func confErr(v confValue, format string, args ...any) error {
 	return &Error{File: v.file, Line: v.line, Field: v.key, Msg: fmt.Sprintf(format, args...)}
@@ -455,7 +490,7 @@ func confUint(v confValue, bits int) (uint64, error) {
 // nodeTemplate computes a node line's resources as slurmctld does: missing
 // counts default to 1, a missing Sockets is inferred from CPUs, and a missing
 // CPUs is the product of the topology.
-func nodeTemplate(vals map[string]confValue) (index.Node, error) {
+func nodeTemplate(vals map[string]confValue, maxFeatures int) (index.Node, error) {
 	n := index.Node{State: "idle"}
 	get := func(key string, def uint64) (uint64, bool, error) {
 		v, ok := vals[key]
@@ -522,6 +557,9 @@ func nodeTemplate(vals map[string]confValue) (index.Node, error) {
 	}
 	n.Weight = uint32(w)
 	if v, ok := vals["features"]; ok {
+		if k := countList(v.value); k > maxFeatures {
+			return n, &Error{File: v.file, Line: v.line, Field: v.key, Msg: shorten(v.value), Err: tooMany(k, "features", maxFeatures)}
+		}
 		n.Features = splitList(v.value)
 	}
 	if v, ok := vals["gres"]; ok {

@@ -18,6 +18,19 @@ import (
 // fields (features "a,b", state "idle") are accepted too. Nodes come out in
 // the order Slurm lists them, which is its node table order.
 func ParseSlurmJSON(name string, data []byte) ([]index.Node, []Warning, error) {
+	return parseSlurmJSON(name, data, DefaultLimits())
+}
+
+func parseSlurmJSON(name string, data []byte, lim Limits) ([]index.Node, []Warning, error) {
+	lim = lim.orDefault()
+	// scontrol's node objects sit at depth 3; the JSON parser makes a value
+	// per item of every list inside one, so count them first. (sinfo lists
+	// node names in arrays, which its own limit bounds.)
+	if top, ok := topMembers(data); ok && !hasKey(data, top, "sinfo") {
+		if k, at := largestContainer(data, 3); k > lim.MaxFeatures {
+			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("the array or object at byte %d", at), Err: tooMany(k, "items", lim.MaxFeatures)}
+		}
+	}
 	var p fastjson.Parser
 	v, err := p.ParseBytes(data)
 	if err != nil {
@@ -27,10 +40,10 @@ func ParseSlurmJSON(name string, data []byte) ([]index.Node, []Warning, error) {
 		return nil, nil, &Error{File: name, Msg: fmt.Sprintf("slurm reported an error: %s", errs[0].String())}
 	}
 	if v.Exists("sinfo") {
-		return parseSinfo(name, v.Get("sinfo"))
+		return parseSinfo(name, v.Get("sinfo"), lim)
 	}
 	if v.Exists("nodes") {
-		return parseScontrolNodes(name, v.Get("nodes"))
+		return parseScontrolNodes(name, v.Get("nodes"), lim)
 	}
 	return nil, nil, &Error{File: name, Msg: `expected a "nodes" (scontrol show node --json) or "sinfo" (sinfo --json) array`}
 }
@@ -58,15 +71,19 @@ func isSlurmJSON(data []byte, ms []member) bool {
 	return hasKey(data, first, "real_memory") || hasKey(data, first, "hostname") || hasKey(data, first, "active_features")
 }
 
-func parseScontrolNodes(name string, arr *fastjson.Value) ([]index.Node, []Warning, error) {
+func parseScontrolNodes(name string, arr *fastjson.Value, lim Limits) ([]index.Node, []Warning, error) {
 	items, err := arr.Array()
 	if err != nil {
 		return nil, nil, &Error{File: name, Msg: `"nodes" must be an array`}
 	}
+	budget := nodeBudget{max: lim.MaxNodes}
+	if err := budget.take(len(items)); err != nil {
+		return nil, nil, &Error{File: name, Msg: `"nodes"`, Err: err}
+	}
 	out := make([]index.Node, 0, len(items))
 	seen := make(map[string]bool, len(items))
 	for i, it := range items {
-		n, err := slurmNode(it)
+		n, err := slurmNode(it, lim.MaxFeatures)
 		if err != nil {
 			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]", i), Err: err}
 		}
@@ -94,18 +111,22 @@ func extraWarnings(file string, nodes []index.Node) []Warning {
 	return ws
 }
 
-func slurmNode(v *fastjson.Value) (index.Node, error) {
+func slurmNode(v *fastjson.Value, maxFeatures int) (index.Node, error) {
 	var n index.Node
 	n.Name = string(v.GetStringBytes("name"))
 	if n.Name == "" {
 		return n, errors.New(`missing "name"`)
 	}
-	n.Features = stringList(v.Get("features"))
+	feats := v.Get("features")
 	if act := v.Get("active_features"); act != nil {
 		// Scheduling uses the active features (node_features plugins may
 		// list more available than active ones).
-		n.Features = stringList(act)
+		feats = act
 	}
+	if k := listLen(feats); k > maxFeatures {
+		return n, fmt.Errorf("node %s: %w", n.Name, tooMany(k, "features", maxFeatures))
+	}
+	n.Features = stringList(feats)
 	n.CPUs = int(number(v.Get("cpus")))
 	n.Boards = int(number(v.Get("boards")))
 	n.Sockets = int(number(v.Get("sockets")))
@@ -123,9 +144,27 @@ func slurmNode(v *fastjson.Value) (index.Node, error) {
 	n.State = slurmState(v.Get("state"), v.Get("state_flags"))
 	n.Partitions = stringList(v.Get("partitions"))
 	if x := v.GetStringBytes("extra"); len(x) > 0 {
+		if k := topLevelKeys(x); k > maxFeatures {
+			return n, fmt.Errorf("node %s: %w", n.Name, tooMany(k, "extra keys", maxFeatures))
+		}
 		n.Extra = append([]byte(nil), x...)
 	}
 	return n, nil
+}
+
+// listLen counts the items stringList would read from v, without reading
+// them.
+func listLen(v *fastjson.Value) int {
+	if v == nil {
+		return 0
+	}
+	switch v.Type() {
+	case fastjson.TypeArray:
+		return len(v.GetArray())
+	case fastjson.TypeString:
+		return countList(string(v.GetStringBytes()))
+	}
+	return 0
 }
 
 // number reads a data_parser number: a plain JSON number, or the
@@ -190,7 +229,7 @@ func slurmState(state, flags *fastjson.Value) string {
 	return base
 }
 
-func parseSinfo(name string, arr *fastjson.Value) ([]index.Node, []Warning, error) {
+func parseSinfo(name string, arr *fastjson.Value, lim Limits) ([]index.Node, []Warning, error) {
 	items, err := arr.Array()
 	if err != nil {
 		return nil, nil, &Error{File: name, Msg: `"sinfo" must be an array`}
@@ -198,62 +237,75 @@ func parseSinfo(name string, arr *fastjson.Value) ([]index.Node, []Warning, erro
 	var out []index.Node
 	pos := map[string]int{}
 	for i, it := range items {
-		names, err := sinfoNames(it)
-		if err != nil {
-			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("sinfo[%d]", i), Err: err}
+		at := func(err error) error { return &Error{File: name, Msg: fmt.Sprintf("sinfo[%d]", i), Err: err} }
+		if k := listLen(it.Get("features", "active")); k > lim.MaxFeatures {
+			return nil, nil, at(tooMany(k, "features", lim.MaxFeatures))
+		}
+		if k := topLevelKeys(it.GetStringBytes("extra")); k > lim.MaxFeatures {
+			return nil, nil, at(tooMany(k, "extra keys", lim.MaxFeatures))
 		}
 		part := string(it.GetStringBytes("partition", "name"))
-		for _, host := range names {
-			if j, ok := pos[host]; ok {
-				if part != "" && !contains(out[j].Partitions, part) {
-					out[j].Partitions = append(out[j].Partitions, part)
+		for _, e := range it.GetArray("nodes", "nodes") {
+			hl, err := hostlist.Parse(hostlist.Slurm, string(e.GetStringBytes()))
+			if err != nil {
+				return nil, nil, at(err)
+			}
+			// sinfo lists a node once per partition, so only names not
+			// seen before count against the limit; a list that alone
+			// names more hosts than it is refused without a walk.
+			if k := hl.Count(); k > lim.MaxNodes {
+				return nil, nil, at(fmt.Errorf("hostlist %s: %w", shorten(string(e.GetStringBytes())), (&nodeBudget{max: lim.MaxNodes}).take(k)))
+			}
+			var over error
+			hl.Each(func(host string) bool {
+				if j, ok := pos[host]; ok {
+					if part != "" && !contains(out[j].Partitions, part) {
+						out[j].Partitions = append(out[j].Partitions, part)
+					}
+					return true
 				}
-				continue
-			}
-			n := index.Node{
-				Name:           host,
-				Rank:           uint32(len(out)),
-				CPUs:           int(number(it.Get("cpus", "maximum"))),
-				Sockets:        int(number(it.Get("sockets", "maximum"))),
-				CoresPerSocket: int(number(it.Get("cores", "maximum"))),
-				ThreadsPerCore: int(number(it.Get("threads", "maximum"))),
-				MemoryMB:       uint64(number(it.Get("memory", "maximum"))),
-				Weight:         uint32(number(it.Get("weight", "maximum"))),
-				Features:       stringList(it.Get("features", "active")),
-				State:          slurmState(it.Get("node", "state"), nil),
-			}
-			if g := string(it.GetStringBytes("gres", "total")); g != "" && g != "(null)" {
-				if gres, err := ParseGres(g); err == nil {
-					n.Gres = gres
+				if len(out) >= lim.MaxNodes {
+					over = (&nodeBudget{max: lim.MaxNodes, used: len(out)}).take(1)
+					return false
 				}
+				out = append(out, sinfoNode(it, host, part, len(out)))
+				pos[host] = len(out) - 1
+				return true
+			})
+			if over != nil {
+				return nil, nil, at(over)
 			}
-			if x := it.GetStringBytes("extra"); len(x) > 0 {
-				n.Extra = append([]byte(nil), x...)
-			}
-			if part != "" {
-				n.Partitions = []string{part}
-			}
-			pos[host] = len(out)
-			out = append(out, n)
 		}
 	}
 	return out, extraWarnings(name, out), nil
 }
 
-func sinfoNames(it *fastjson.Value) ([]string, error) {
-	var names []string
-	for _, e := range it.GetArray("nodes", "nodes") {
-		hl, err := hostlist.Parse(hostlist.Slurm, string(e.GetStringBytes()))
-		if err != nil {
-			return nil, err
-		}
-		x, err := hl.Expand(maxConfHosts)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, x...)
+// sinfoNode is the node host of the sinfo entry it.
+func sinfoNode(it *fastjson.Value, host, part string, rank int) index.Node {
+	n := index.Node{
+		Name:           host,
+		Rank:           uint32(rank),
+		CPUs:           int(number(it.Get("cpus", "maximum"))),
+		Sockets:        int(number(it.Get("sockets", "maximum"))),
+		CoresPerSocket: int(number(it.Get("cores", "maximum"))),
+		ThreadsPerCore: int(number(it.Get("threads", "maximum"))),
+		MemoryMB:       uint64(number(it.Get("memory", "maximum"))),
+		Weight:         uint32(number(it.Get("weight", "maximum"))),
+		Features:       stringList(it.Get("features", "active")),
+		State:          slurmState(it.Get("node", "state"), nil),
 	}
-	return names, nil
+	if g := string(it.GetStringBytes("gres", "total")); g != "" && g != "(null)" {
+		if gres, err := ParseGres(g); err == nil {
+			n.Gres = gres
+		}
+	}
+	if x := it.GetStringBytes("extra"); len(x) > 0 {
+		n.Extra = append([]byte(nil), x...)
+	}
+	if part != "" {
+		n.Partitions = []string{part}
+	}
+	return n
 }
 
 func contains(xs []string, s string) bool {

@@ -25,6 +25,8 @@ type Spec struct {
 	// Format names the file's format (see FormatNames); empty detects it
 	// by content.
 	Format string
+	// Limits bound what loading may make; zero fields take the defaults.
+	Limits Limits
 }
 
 // SpecError is an invalid --nodes value.
@@ -87,8 +89,12 @@ func (s Spec) Load() ([]index.Node, []Warning, error) {
 
 // LoadCluster returns the nodes the spec names with their partitions.
 func (s Spec) LoadCluster() (*Cluster, []Warning, error) {
+	lim := s.Limits.orDefault()
 	if s.Synthetic {
+		if s.N > lim.MaxNodes {
+			return nil, nil, &Error{File: s.String(), Msg: "synthetic cluster", Err: &limitError{fmt.Sprintf("would make %d nodes, more than the limit of %d (--max-nodes)", s.N, lim.MaxNodes)}}
+		}
 		return &Cluster{Nodes: Synthetic(s.N, s.Seed)}, nil, nil
 	}
-	return LoadCluster(s.Path, s.Format)
+	return LoadClusterWithin(s.Path, s.Format, lim)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -13,11 +14,14 @@ import (
 // reads an inventory shares.
 type nodesFlags struct {
 	spec, format string
+	limits       inventory.Limits
 }
 
 func (f *nodesFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.spec, "nodes", "", "node inventory: a sift node file, slurm.conf, scontrol/sinfo --json output, a Flux R document, or synthetic:N[,seed=S] (default synthetic:"+
 		fmt.Sprint(inventory.DefaultSyntheticNodes)+")")
+	cmd.Flags().IntVar(&f.limits.MaxNodes, "max-nodes", inventory.DefaultMaxNodes, "refuse an inventory of more nodes than this, counted before any is made")
+	cmd.Flags().IntVar(&f.limits.MaxFeatures, "max-features", inventory.DefaultMaxFeatures, "refuse a node with more features (or extra data keys) than this")
 	cmd.Flags().StringVar(&f.format, "nodes-format", "", "format of the --nodes file, instead of detecting it: "+strings.Join(inventory.FormatNames(), "|"))
 }
 
@@ -36,7 +40,11 @@ func (f *nodesFlags) parse() (inventory.Spec, error) {
 			return spec, invalidInput(fmt.Errorf("unknown --nodes-format %q, expected %s", f.format, strings.Join(inventory.FormatNames(), "|")))
 		}
 	}
+	if f.limits.MaxNodes < 1 || f.limits.MaxFeatures < 1 {
+		return spec, invalidInput(fmt.Errorf("--max-nodes and --max-features must be at least 1"))
+	}
 	spec.Format = f.format
+	spec.Limits = f.limits
 	return spec, nil
 }
 
@@ -48,6 +56,10 @@ func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.C
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(cmd.ErrOrStderr(), "sift: warning: %s\n", w)
+	}
+	if errors.Is(err, inventory.ErrLimit) {
+		// Over a limit is invalid input, not an unreadable file.
+		return c, invalidInput(err)
 	}
 	return c, err
 }
