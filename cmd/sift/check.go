@@ -58,14 +58,20 @@ func langNames() string {
 
 func newCheckCmd() *cobra.Command {
 	var lang, to string
+	var expr exprFlag
 	cmd := &cobra.Command{
-		Use:   "check [--lang LANG] [--] EXPR",
+		Use:   "check [--lang LANG] [--] EXPR | --expr-file FILE",
 		Short: "Validate a constraint and print its normalized form",
 		Long: `check parses one constraint and prints it normalized (exit 0), or reports where it is
 invalid and what was expected there (exit 2). Put -- before a constraint that starts with
-"-"; a constraint's spaces are significant, so quote it.`,
-		Args: cobra.ExactArgs(1),
+"-"; a constraint's spaces are significant, so quote it. --expr-file reads the constraint
+from a file (- for standard input), for one too long for a command line.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := expr.text(cmd, args)
+			if err != nil {
+				return err
+			}
 			fe, ok := frontEnds[lang]
 			if !ok {
 				return invalidInput(fmt.Errorf("unknown --lang %q, expected %s", lang, langNames()))
@@ -76,19 +82,20 @@ invalid and what was expected there (exit 2). Put -- before a constraint that st
 					return invalidInput(fmt.Errorf("unknown --to %q for --lang %s", to, lang))
 				}
 			}
-			n, err := fe.parse(args[0])
+			n, err := fe.parse(text)
 			if err != nil {
-				return constraintError(args[0], err)
+				return constraintError(text, err)
 			}
-			out, err := format(args[0], n)
+			out, err := format(text, n)
 			if err != nil {
-				return constraintError(args[0], err)
+				return constraintError(text, err)
 			}
 			_, err = fmt.Fprintln(cmd.OutOrStdout(), out)
 			return err
 		},
 	}
 	cmd.Flags().StringVar(&lang, "lang", "slurm", "constraint language: "+langNames())
+	expr.register(cmd)
 	cmd.Flags().StringVar(&to, "to", "", "print the constraint in this language instead of its own: rfc31 (for flux and requires)")
 	return cmd
 }

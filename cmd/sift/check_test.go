@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -36,5 +39,46 @@ func TestLongInputErrorEchoesAWindowAroundTheCaret(t *testing.T) {
 	}
 	if len(caret) > len(echo) || !strings.HasSuffix(caret, "^") {
 		t.Errorf("caret line %q does not point inside the echo %q", caret, echo)
+	}
+}
+
+// --expr-file reads a long constraint from a file or standard input, with
+// the same result as the argument.
+func TestExprFileReadsTheConstraintFromAFileOrStandardInput(t *testing.T) {
+	long := strings.Repeat("host:n1 | ", 6_000) + "host:n[1-3]"
+	file := filepath.Join(t.TempDir(), "requires.txt")
+	if err := os.WriteFile(file, []byte(long+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want, errs, code := runCLI("check", "--lang", "requires", long)
+	if code != exitOK {
+		t.Fatalf("as an argument: %d %.200q", code, errs)
+	}
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"file", []string{"check", "--lang", "requires", "--expr-file", file}, ""},
+		{"standard input", []string{"check", "--lang", "requires", "--expr-file", "-"}, long + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			if code := run(tc.args, strings.NewReader(tc.stdin), &out, &errb); code != exitOK || out.String() != want {
+				t.Fatalf("exit %d, %d bytes out (want %d), stderr %.200q", code, out.Len(), len(want), errb.String())
+			}
+		})
+	}
+	out, _, code := runCLI("match", "--nodes", "testdata/select/nodes.json", "--lang", "requires", "--expr-file", file)
+	if code != exitOK || out != "n[1-3]\n" {
+		t.Errorf("match --expr-file: %d %q", code, out)
+	}
+	for _, args := range [][]string{
+		{"check", "a=1", "--expr-file", file},
+		{"match", "--expr-file", filepath.Join(t.TempDir(), "missing")},
+	} {
+		if _, errs, code := runCLI(args...); code == exitOK {
+			t.Errorf("%q: exit 0, stderr %q", args, errs)
+		}
 	}
 }

@@ -105,15 +105,21 @@ func newMatchCmd() *cobra.Command {
 	var lang, output string
 	var nodes nodesFlags
 	var explain bool
+	var expr exprFlag
 	cmd := &cobra.Command{
-		Use:   "match [--lang LANG] [--nodes FILE|synthetic:N[,seed=S]] [--output FORMAT] [--explain] [--] EXPR",
+		Use:   "match [--lang LANG] [--nodes FILE|synthetic:N[,seed=S]] [--output FORMAT] [--explain] [--] EXPR | --expr-file FILE",
 		Short: "Print the nodes that satisfy a constraint",
 		Long: `match compiles one constraint, runs it over the node inventory and prints the
 matching nodes in node order. Without --nodes it uses the built-in synthetic cluster
 (synthetic:` + fmt.Sprint(inventory.DefaultSyntheticNodes) + `). It exits 0 even when no node matches, 2 for an invalid
-constraint or flag, 1 for an unreadable or invalid node file.`,
-		Args: cobra.ExactArgs(1),
+constraint or flag, 1 for an unreadable or invalid node file. --expr-file reads the
+constraint from a file (- for standard input), for one too long for a command line.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := expr.text(cmd, args)
+			if err != nil {
+				return err
+			}
 			printIDs, ok := matchOutputs[output]
 			if !ok {
 				return invalidInput(fmt.Errorf("unknown --output %q, expected %s", output, matchOutputNames()))
@@ -124,7 +130,7 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			}
 			// Compile before reading the inventory, so an invalid constraint
 			// exits 2 whatever the node file holds.
-			if _, err := compiler.Compile(compiler.Lang(lang), args[0]); err != nil {
+			if _, err := compiler.Compile(compiler.Lang(lang), text); err != nil {
 				// Report the front end's positioned error as check does,
 				// without the compiler's wrapping.
 				var pe offsetter
@@ -133,7 +139,7 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 						err = e
 					}
 				}
-				return constraintError(args[0], err)
+				return constraintError(text, err)
 			}
 			cluster, err := nodes.load(cmd, spec)
 			if err != nil {
@@ -145,9 +151,9 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 			}
 			// Compile again with the snapshot's statistics so the optimizer
 			// orders operands by selectivity; results never depend on it.
-			prog, err := compiler.CompileFor(compiler.Lang(lang), args[0], snap)
+			prog, err := compiler.CompileFor(compiler.Lang(lang), text, snap)
 			if err != nil {
-				return constraintError(args[0], err)
+				return constraintError(text, err)
 			}
 			out := cmd.OutOrStdout()
 			m := vm.NewMachine()
@@ -166,6 +172,7 @@ constraint or flag, 1 for an unreadable or invalid node file.`,
 	}
 	cmd.Flags().StringVar(&lang, "lang", string(compiler.Slurm), "constraint language: slurm (--extra), flux (RFC 31 JSON) or requires (flux --requires)")
 	nodes.register(cmd)
+	expr.register(cmd)
 	cmd.Flags().StringVar(&output, "output", "hostlist", "output format: "+matchOutputNames())
 	cmd.Flags().BoolVar(&explain, "explain", false, "print the program with the node count and time of each step first")
 	return cmd

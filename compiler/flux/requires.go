@@ -20,7 +20,7 @@ func ParseRequires(text string) (ast.Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, err := ParseRFC31([]byte(js))
+	n, err := parseRFC31([]byte(js))
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			// Offsets into the generated JSON mean nothing to the user.
@@ -368,7 +368,17 @@ func gotoE(s int) int {
 // the conflicts resolved as PLY resolves them: a token without precedence
 // (TOKEN, '(') reduces any complete rule, which is why `a or b c` means
 // `(a or b) c` while `a or b & c` means `a or (b & c)`.
+// maxRequiresStack bounds the parser's stack: each open parenthesis, not and
+// - holds a frame until its operand is complete. Three frames a level of the
+// RFC 31 JSON depth limit refuse nothing that limit would accept once
+// generated (a not takes two levels of JSON), except more than 900
+// parentheses around one term.
+const maxRequiresStack = 3 * maxDepth
+
 func parseRequires(text string) (*rterm, error) {
+	if len(text) > MaxLen {
+		return nil, &Error{Offset: MaxLen, Msg: "--requires expression longer than " + strconv.Itoa(MaxLen) + " bytes (sift's limit)"}
+	}
 	lx := newLexer(text)
 	stack := []rframe{{state: sStart}}
 	var la rtoken
@@ -419,6 +429,9 @@ func parseRequires(text string) (*rterm, error) {
 				return nil, err
 			}
 			la, haveLA = t, true
+		}
+		if len(stack) > maxRequiresStack {
+			return nil, lx.errorAt(la.pos, "more than "+strconv.Itoa(maxRequiresStack)+" open parentheses and operators (sift's limit)")
 		}
 		top := &stack[len(stack)-1]
 		switch top.state {

@@ -2,6 +2,7 @@ package flux
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nodesift/sift/compiler/ast"
@@ -18,6 +19,22 @@ var parsers fastjson.ParserPool
 // items, `{}`, `{"and":[]}` and `{"or":[]}` are true and `{"not":[]}` is
 // false. Invalid constraints give an *Error with flux-core's message.
 func ParseRFC31(text []byte) (ast.Node, error) {
+	if len(text) > MaxLen {
+		return nil, &Error{Offset: MaxLen, Msg: "constraint longer than " + strconv.Itoa(MaxLen) + " bytes (sift's limit)"}
+	}
+	return parseRFC31(text)
+}
+
+// MaxLen is the longest constraint text, RFC 31 JSON or --requires, that
+// sift reads, in bytes: 64 times Slurm's limit on an extra constraint, and
+// small enough that compiling the costliest accepted text stays within the
+// memory budget of 64 MB plus 32 bytes a byte of input (`a|a|...` of 64 KiB
+// peaks at about 35 MB of heap; at 256 KiB it took 140 MB).
+const MaxLen = 64 << 10
+
+// parseRFC31 is ParseRFC31 without the length limit, for JSON that sift
+// generated from a --requires text that was itself within it.
+func parseRFC31(text []byte) (ast.Node, error) {
 	sp, err := scanDocument(text)
 	if err != nil {
 		return nil, err
