@@ -87,11 +87,15 @@ type base struct {
 	// digits, or too many); every other name is found through its column.
 	other map[string]uint32
 	cols  map[string]*column
-	props map[string]*roaring.Bitmap
+	// props are read-only views of propBuf, each property's bitmap in
+	// roaring's serialized form: a result can then share a property's
+	// containers copy-on-write instead of copying them.
+	props   map[string]*roaring.Bitmap
+	propBuf map[string][]byte
 	// propW holds, for the properties at least one node in 16 has, the
 	// same set as dense words: no larger than roaring's array form, and a
 	// leaf copies it instead of setting its bits one by one.
-	propW map[string][]uint64
+	propW map[string]*propWords
 	hosts map[hostKey]*hostCol
 	// ranks is nil when every node's rank is its id, the usual case.
 	ranks *rankCol
@@ -99,6 +103,13 @@ type base struct {
 }
 
 // lookup returns the id of the live node named name.
+// propWords is a property's set as dense words with the window [lo, hi)
+// of words that hold its members.
+type propWords struct {
+	w      []uint64
+	lo, hi int
+}
+
 func (b *base) lookup(name string) (uint32, bool) {
 	alpha, digits := SplitHost(name)
 	if digits != "" {

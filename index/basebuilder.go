@@ -263,18 +263,30 @@ func (bb *baseBuilder) finishCols(workers int) {
 func (bb *baseBuilder) finishProps() {
 	b := bb.b
 	b.props = make(map[string]*roaring.Bitmap, len(bb.propIDs))
-	b.propW = map[string][]uint64{}
+	b.propBuf = make(map[string][]byte, len(bb.propIDs))
+	b.propW = map[string]*propWords{}
 	for f, ids := range bb.propIDs {
 		bm := roaring.New()
 		bm.AddMany(*ids)
 		bm.RunOptimize()
-		b.props[f] = bm
+		buf, err := bm.ToBytes()
+		view := roaring.New()
+		if err == nil {
+			_, err = view.FromBuffer(buf)
+		}
+		if err != nil {
+			// Serializing a bitmap in memory cannot fail; should it, the
+			// property is kept as built and never shared.
+			view, buf = bm, nil
+		}
+		b.props[f], b.propBuf[f] = view, buf
 		if 16*len(*ids) >= int(b.bound) {
-			w := make([]uint64, b.words)
+			pw := &propWords{w: make([]uint64, b.words), lo: b.words}
 			for _, id := range *ids {
-				w[id>>6] |= 1 << (id & 63)
+				pw.w[id>>6] |= 1 << (id & 63)
+				pw.lo, pw.hi = min(pw.lo, int(id>>6)), max(pw.hi, int(id>>6)+1)
 			}
-			b.propW[f] = w
+			b.propW[f] = pw
 		}
 	}
 }

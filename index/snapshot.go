@@ -180,23 +180,65 @@ func (s *Snapshot) NodeProperty(id uint32, name string) bool {
 // PropertyLeaf overwrites dst with the live nodes that have feature name or
 // are named name.
 func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
-	if w := s.b.propW[name]; w != nil {
-		copy(dst, w)
-		clearWords(dst[len(w):])
-	} else {
-		clearWords(dst)
-		if bm := s.b.props[name]; bm != nil {
-			bm.WriteDenseTo(dst)
-		}
+	clearWords(dst)
+	s.OrPropertyLeaf(name, dst)
+}
+
+// OrPropertyLeaf writes into dst, which must be all zero, the set
+// PropertyLeaf writes, and returns the window of words [lo, hi) outside
+// which dst is still zero (lo >= hi when the set is empty). It touches only
+// the words of that window, so its cost is set by the words it writes, not
+// by the cluster's size.
+func (s *Snapshot) OrPropertyLeaf(name string, dst []uint64) (lo, hi int) {
+	lo, hi = len(dst), 0
+	if pw := s.b.propW[name]; pw != nil {
+		lo, hi = pw.lo, pw.hi
+		copy(dst[lo:hi], pw.w[lo:hi])
+	} else if bm := s.b.props[name]; bm != nil && !bm.IsEmpty() {
+		bm.WriteDenseTo(dst)
+		lo, hi = int(bm.Minimum()>>6), int(bm.Maximum()>>6)+1
+	}
+	on := func(id uint32) {
+		setBit(dst, id, true)
+		lo, hi = min(lo, int(id>>6)), max(hi, int(id>>6)+1)
 	}
 	if id, ok := s.b.lookup(name); ok {
-		setBit(dst, id, true)
+		on(id)
 	}
 	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
 		for _, e := range list {
-			setBit(dst, e.id, e.n != nil && nodeHas(e.n, name))
+			if e.n != nil && nodeHas(e.n, name) {
+				on(e.id)
+			} else {
+				setBit(dst, e.id, false)
+			}
 		}
 	}
+	return lo, hi
+}
+
+// PropertyBitmap returns, when the snapshot holds it ready, the set
+// PropertyLeaf writes for name as a new bitmap that shares the snapshot's
+// containers copy-on-write: changing it copies what it changes and never
+// touches the snapshot. Its cost is set by the number of containers, not
+// by their contents. It returns nil when the set must be computed (a node
+// named name, nodes changed since the snapshot's base was built).
+func (s *Snapshot) PropertyBitmap(name string) *roaring.Bitmap {
+	if len(s.ov.old)+len(s.ov.recent) > 0 {
+		return nil
+	}
+	if _, ok := s.b.lookup(name); ok {
+		return nil
+	}
+	bm := roaring.New()
+	if buf := s.b.propBuf[name]; buf != nil {
+		if _, err := bm.FromBuffer(buf); err != nil {
+			return nil
+		}
+	} else if s.b.props[name] != nil {
+		return nil
+	}
+	return bm
 }
 
 // RankLeaf overwrites dst with the live nodes whose rank is in any range.

@@ -99,7 +99,7 @@ func (s *Snapshot) SizeBytes() int {
 		n += len(key) + 16 + c.sizeBytes()
 	}
 	for f, bm := range b.props {
-		n += len(f) + 16 + int(bm.GetSizeInBytes()) + 8*len(b.propW[f])
+		n += len(f) + 16 + int(bm.GetSizeInBytes()) + propBytes(b.propW[f])
 	}
 	for k, h := range b.hosts {
 		n += len(k.alpha) + 24 + h.sizeBytes()
@@ -109,4 +109,11 @@ func (s *Snapshot) SizeBytes() int {
 	}
 	n += 48 * s.ov.size()
 	return n
+}
+
+func propBytes(pw *propWords) int {
+	if pw == nil {
+		return 0
+	}
+	return 8 * len(pw.w)
 }

@@ -234,7 +234,7 @@ func fold(s *Snapshot) *base {
 	} else {
 		nb = &base{
 			bound: b.bound, words: b.words, nodes: slices.Clone(b.nodes), has: slices.Clone(b.has),
-			liveW: b.liveW, other: b.other, props: b.props, propW: b.propW, hosts: b.hosts, ranks: b.ranks, live: b.live,
+			liveW: b.liveW, other: b.other, props: b.props, propBuf: b.propBuf, propW: b.propW, hosts: b.hosts, ranks: b.ranks, live: b.live,
 		}
 		for _, e := range changes {
 			nb.nodes[e.id] = e.n

@@ -68,6 +68,9 @@ type Step struct {
 
 // Run evaluates p over s and returns the ids of the nodes that satisfy it.
 func (m *Machine) Run(p *Program, s *index.Snapshot) *roaring.Bitmap {
+	if r := oneProperty(p, s); r != nil {
+		return r
+	}
 	top := m.exec(p, s, nil)
 	if top == nil {
 		return roaring.New()
@@ -75,9 +78,24 @@ func (m *Machine) Run(p *Program, s *index.Snapshot) *roaring.Bitmap {
 	return roaring.FromDense(top, true)
 }
 
+// oneProperty answers a program that is one property leaf with the
+// snapshot's own bitmap, shared copy-on-write, when the snapshot holds it
+// ready: nothing is written at all. It returns nil otherwise.
+func oneProperty(p *Program, s *index.Snapshot) *roaring.Bitmap {
+	if len(p.code) == 1 && p.code[0].Op == OpProperty {
+		return s.PropertyBitmap(p.props[p.code[0].A])
+	}
+	return nil
+}
+
 // Explain evaluates p over s like Run and also returns one Step for every
 // instruction executed, in order (jumps taken skip instructions).
 func (m *Machine) Explain(p *Program, s *index.Snapshot) ([]Step, *roaring.Bitmap) {
+	start := time.Now()
+	if r := oneProperty(p, s); r != nil {
+		elapsed := time.Since(start)
+		return []Step{{Instr: p.instrText(0), Count: int(r.GetCardinality()), Elapsed: elapsed}}, r
+	}
 	var steps []Step
 	top := m.exec(p, s, &steps)
 	if top == nil {
@@ -86,17 +104,27 @@ func (m *Machine) Explain(p *Program, s *index.Snapshot) ([]Step, *roaring.Bitma
 	return steps, roaring.FromDense(top, true)
 }
 
-// prepare sizes the scratch stack for p over s.
+// prepare sizes the scratch stack for p over s. Every scratch slot is zero
+// outside its window, between runs too, so a leaf that writes only a few
+// words clears only what the slot's last use left.
 func (m *Machine) prepare(p *Program, words int) {
 	for len(m.stack) < p.depth {
 		m.stack = append(m.stack, nil)
 		m.win = append(m.win, window{})
 	}
 	for i := 0; i < p.depth; i++ {
-		if cap(m.stack[i]) < words {
+		switch {
+		case cap(m.stack[i]) < words:
 			m.stack[i] = make([]uint64, words)
+			m.win[i] = window{}
+		case len(m.stack[i]) != words:
+			// Another snapshot size: whatever lies past either length
+			// is out of the windows' reach, so start from zero.
+			full := m.stack[i][:cap(m.stack[i])]
+			clear(full)
+			m.stack[i] = full[:words]
+			m.win[i] = window{}
 		}
-		m.stack[i] = m.stack[i][:words]
 	}
 }
 
@@ -138,7 +166,7 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 		switch in.Op {
 		case OpFalse:
 			sp++
-			clear(st[sp])
+			clear(st[sp][win[sp].lo:max(win[sp].lo, win[sp].hi)])
 			win[sp] = window{}
 		case OpTrue:
 			sp++
@@ -151,8 +179,12 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			win[sp] = tight(st[sp], 0, words)
 		case OpProperty:
 			sp++
-			s.PropertyLeaf(p.props[in.A], st[sp])
-			win[sp] = tight(st[sp], 0, words)
+			clear(st[sp][win[sp].lo:max(win[sp].lo, win[sp].hi)])
+			lo, hi := s.OrPropertyLeaf(p.props[in.A], st[sp])
+			win[sp] = window{}
+			if lo < hi {
+				win[sp] = tight(st[sp], lo, hi)
+			}
 		case OpRanks:
 			sp++
 			s.RankLeaf(p.rankSets[in.A], st[sp])

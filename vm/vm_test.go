@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -514,6 +516,122 @@ func TestRunAgreesOnClusteredSets(t *testing.T) {
 			if !ex.Equals(want) || steps[len(steps)-1].Count != int(want.GetCardinality()) {
 				t.Fatalf("iter %d (%d nodes): Explain = %v, want %v", iter, n, ex, want)
 			}
+		}
+	}
+}
+
+// propertyCases are clusters whose property leaves take every path: dense
+// properties answered from the snapshot's words, a sparse one kept only as
+// a bitmap ("rare", a few nodes in one place), a node named like a
+// property, and nodes changed since the snapshot was built.
+func propertyCases(t *testing.T, r *rand.Rand) []*index.Snapshot {
+	t.Helper()
+	n := 1 + r.IntN(5000)
+	nodes := randNodes(r, n)
+	at := r.IntN(n)
+	for id := at; id < min(n, at+1+r.IntN(40)); id++ {
+		nodes[id].Features = append(slices.Clone(nodes[id].Features), "rare")
+	}
+	plain, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := slices.Clone(nodes)
+	named[r.IntN(n)].Name = "gpu"
+	withName, err := index.Build(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := index.NewStore(plain)
+	if _, err := st.SetFeatures(nodes[r.IntN(n)].Name, []string{"big", "rare"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetFeatures(nodes[r.IntN(n)].Name, nil); err != nil {
+		t.Fatal(err)
+	}
+	return []*index.Snapshot{plain, withName, st.Snapshot()}
+}
+
+func TestPropertyLeavesAgreeOnReusedScratch(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	m := NewMachine()
+	for iter := range 30 {
+		for _, s := range propertyCases(t, r) {
+			n := int(s.IDBound())
+			for range 10 {
+				prop := &expr{op: "prop", name: []string{"gpu", "big", "rare", "none"}[r.IntN(4)]}
+				e := prop
+				if r.IntN(3) > 0 {
+					e = &expr{op: []string{"and", "or"}[r.IntN(2)], kids: []*expr{randClusteredExpr(r, 3, n), prop}}
+				}
+				p := e.program(t)
+				want := roaring.New()
+				for id := range uint32(n) {
+					if e.eval(s, id) {
+						want.Add(id)
+					}
+				}
+				got := m.Run(p, s)
+				if !got.Equals(want) {
+					t.Fatalf("iter %d (%d nodes): Run = %v, want %v\n%s", iter, n, got, want, p.Disassemble())
+				}
+				// A result may share the snapshot's words: changing it
+				// must leave the snapshot and later results alone.
+				got.Flip(0, uint64(n))
+				if again := m.Run(p, s); !again.Equals(want) {
+					t.Fatalf("iter %d: after changing a result, Run = %v, want %v", iter, again, want)
+				}
+				if steps, ex := m.Explain(p, s); !ex.Equals(want) || steps[len(steps)-1].Count != int(want.GetCardinality()) {
+					t.Fatalf("iter %d: Explain = %v, want %v", iter, ex, want)
+				}
+			}
+		}
+	}
+}
+
+func TestOneDensePropertyIsAnsweredWithoutCopying(t *testing.T) {
+	s, err := index.Build(randNodes(rand.New(rand.NewPCG(7, 8)), 100000))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := (&expr{op: "prop", name: "gpu"}).program(t)
+	m := NewMachine()
+	m.Run(p, s)
+	// The result's containers and headers only: its 12.5 KB of words are
+	// the snapshot's, shared copy-on-write.
+	if got := testing.AllocsPerRun(20, func() { m.Run(p, s) }); got > 8 {
+		t.Errorf("Run allocates %v times", got)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 100 {
+		m.Run(p, s)
+	}
+	runtime.ReadMemStats(&after)
+	if b := (after.TotalAlloc - before.TotalAlloc) / 100; b > 1024 {
+		t.Errorf("Run allocates %d bytes, want the result's headers only", b)
+	}
+	// Concurrent callers each change their own result; the race detector
+	// and the comparison see any write reaching the shared containers.
+	want := m.Run(p, s)
+	done := make(chan error)
+	for range 4 {
+		go func() {
+			for range 50 {
+				got := Run(p, s)
+				if !got.Equals(want) {
+					done <- fmt.Errorf("Run = %d nodes, want %d", got.GetCardinality(), want.GetCardinality())
+					return
+				}
+				got.Flip(0, 100000)
+				got.Add(3)
+			}
+			done <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-done; err != nil {
+			t.Error(err)
 		}
 	}
 }
