@@ -12,7 +12,12 @@
 # PartitionName, ...); the lab owns the cluster name, ports, users, auth and
 # paths and drops those keys from it. Without --conf, N (default 16) nodes
 # n1..nN of 8 CPUs and 16000 MB. Stops whatever the lab ran before, so a
-# second start leaves no strays. Works as root or as an unprivileged user.
+# second start leaves no strays. Works as root or as an unprivileged user:
+# every daemon runs as the calling user and binds 127.0.0.1 only, and
+# every pid, state, log, spool and socket file is under $LAB_RUN, except
+# that auth/slurm (LAB_AUTH=slurm, the default as root) binds its sockets in
+# /run/slurm, /run/slurmctld and /run/slurmdbd; LAB_AUTH=munge (the default
+# otherwise) runs a private munged on $LAB_RUN/munge/munge.socket instead.
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 . "$HERE/env.sh"
@@ -32,20 +37,22 @@ done
 "$HERE/stop.sh" >/dev/null
 rm -rf "$LAB_RUN/state" "$LAB_RUN/spool" "$LAB_RUN/etc"
 mkdir -p "$LAB_RUN"/{etc,state,spool,log,pids,dev,jobs}
-chmod 700 "$LAB_RUN"
+# Searchable, not listable, by others: munged insists that every directory
+# above its socket is; the keys and the database config are mode 600.
+chmod 711 "$LAB_RUN"
 for i in $(seq 0 15); do : >"$LAB_RUN/dev/nvidia$i"; done
 ETC="$LAB_RUN/etc"
 [ -f "$LAB_RUN/slurm.key" ] || { head -c 1024 /dev/urandom >"$LAB_RUN/slurm.key"; chmod 600 "$LAB_RUN/slurm.key"; }
 cp "$LAB_RUN/slurm.key" "$ETC/slurm.key"
 
 # The case's lines, without the keys the lab owns.
-OWNED='^(ClusterName|SlurmctldHost|SlurmctldPort|SlurmUser|SlurmdUser|AuthType|CredType|StateSaveLocation|SlurmdSpoolDir|SlurmctldPidFile|SlurmdPidFile|SlurmctldLogFile|SlurmdLogFile|AccountingStorageHost|AccountingStoragePort|CommunicationParameters)='
+OWNED='^(ClusterName|SlurmctldHost|SlurmctldPort|SlurmUser|SlurmdUser|AuthType|CredType|StateSaveLocation|SlurmdSpoolDir|SlurmctldPidFile|SlurmdPidFile|SlurmctldLogFile|SlurmdLogFile|AccountingStorageHost|AccountingStoragePort|AccountingStoragePass|CommunicationParameters|AuthInfo)='
 if [ -n "$FRAG" ]; then
 	grep -Ev "$OWNED" "$FRAG" | sed "s#/work/slurmrun#$LAB_RUN#g" >"$ETC/case.conf"
 else
 	: >"$ETC/case.conf"
 	for i in $(seq "$NODES"); do
-		echo "NodeName=n$i NodeAddr=127.0.0.1 Port=$((17000 + i)) CPUs=8 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=16000" >>"$ETC/case.conf"
+		echo "NodeName=n$i NodeAddr=127.0.0.1 Port=$((SLURMD_PORT + i)) CPUs=8 Sockets=1 CoresPerSocket=8 ThreadsPerCore=1 RealMemory=16000" >>"$ETC/case.conf"
 	done
 	echo "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP" >>"$ETC/case.conf"
 fi
@@ -56,8 +63,14 @@ has() { grep -Eq "^$1=" "$ETC/case.conf"; }
 	echo "SlurmctldPort=$CTLD_PORT"
 	echo "SlurmUser=$LAB_USER"
 	echo "SlurmdUser=$LAB_USER"
-	echo "AuthType=auth/slurm"
-	echo "CredType=cred/slurm"
+	if [ "$LAB_AUTH" = munge ]; then
+		echo "AuthType=auth/munge"
+		echo "CredType=cred/munge"
+		echo "AuthInfo=socket=$MUNGE_SOCKET"
+	else
+		echo "AuthType=auth/slurm"
+		echo "CredType=cred/slurm"
+	fi
 	# Bind to the node's address (127.0.0.1), not to every interface.
 	echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny"
 	echo "StateSaveLocation=$LAB_RUN/state"
@@ -81,6 +94,9 @@ has() { grep -Eq "^$1=" "$ETC/case.conf"; }
 		has AccountingStorageType || echo "AccountingStorageType=accounting_storage/slurmdbd"
 		echo "AccountingStorageHost=localhost"
 		echo "AccountingStoragePort=$DBD_PORT"
+		# Messages to slurmdbd are signed with the munge socket named here,
+		# not AuthInfo's.
+		if [ "$LAB_AUTH" = munge ]; then echo "AccountingStoragePass=$MUNGE_SOCKET"; fi
 		has AccountingStorageEnforce || echo "AccountingStorageEnforce=associations,limits,qos"
 	fi
 	cat "$ETC/case.conf"
@@ -92,6 +108,16 @@ wait_for() { # what seconds command...
 	for _ in $(seq $((secs * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
 	echo "start.sh: $what did not come up; see $LAB_RUN/log" >&2; return 1
 }
+
+if [ "$LAB_AUTH" = munge ]; then
+	mkdir -p "$LAB_RUN/munge"
+	chmod 755 "$LAB_RUN/munge" # munged wants its socket directory searchable by all
+	[ -f "$LAB_RUN/munge/munge.key" ] || { head -c 1024 /dev/urandom >"$LAB_RUN/munge/munge.key"; chmod 600 "$LAB_RUN/munge/munge.key"; }
+	munged --socket="$MUNGE_SOCKET" --key-file="$LAB_RUN/munge/munge.key" \
+		--pid-file="$LAB_RUN/pids/munged.pid" --log-file="$LAB_RUN/log/munged.log" \
+		--seed-file="$LAB_RUN/munge/munged.seed"
+	wait_for munged 10 munge -n --socket="$MUNGE_SOCKET"
+fi
 
 if [ "$DBD" = 1 ]; then
 	DB="$LAB_RUN/mysql" SOCK="$LAB_RUN/mysql.sock"
@@ -107,8 +133,18 @@ if [ "$DBD" = 1 ]; then
 	mariadb --no-defaults -S "$SOCK" -u root -e "DROP DATABASE IF EXISTS slurm_acct_db_sift;
 		CREATE USER IF NOT EXISTS 'slurm'@'127.0.0.1' IDENTIFIED BY 'siftlab';
 		GRANT ALL ON slurm_acct_db_sift.* TO 'slurm'@'127.0.0.1';"
+	if [ "$LAB_AUTH" = munge ]; then
+		DBD_AUTH="AuthType=auth/munge
+AuthInfo=socket=$MUNGE_SOCKET"
+	else
+		DBD_AUTH="AuthType=auth/slurm"
+	fi
+	# NoInAddrAny: listen on the address of this host's name (loopback in
+	# Debian's /etc/hosts) instead of 0.0.0.0; slurmdbd has no option to
+	# name the listening address itself (DbdAddr is what others dial).
 	cat >"$ETC/slurmdbd.conf" <<DBD
-AuthType=auth/slurm
+$DBD_AUTH
+CommunicationParameters=NoInAddrAny
 DbdHost=localhost
 DbdAddr=127.0.0.1
 DbdPort=$DBD_PORT
@@ -126,14 +162,19 @@ DBD
 	slurmdbd
 	wait_for slurmdbd 60 sacctmgr -n list cluster
 	sacctmgr -i add cluster sift >/dev/null || { echo "start.sh: sacctmgr add cluster failed" >&2; exit 1; }
-	if [ -n "$SACCT" ]; then
-		while IFS= read -r line; do
-			case "$line" in ''|'#'*) continue ;; esac
-			line="${line//@USER@/$LAB_USER}"
-			# shellcheck disable=SC2086
-			sacctmgr -i $line >/dev/null || { echo "start.sh: sacctmgr $line failed" >&2; exit 1; }
-		done <"$SACCT"
+	if [ -z "$SACCT" ]; then
+		# No accounts given: one account, lab, holding the lab's user, so
+		# that user may submit under AccountingStorageEnforce=associations
+		# (sacctmgr adds root to the cluster by itself, nobody else).
+		SACCT="$ETC/default.sacctmgr"
+		printf 'add account lab\nadd user @USER@ account=lab\n' >"$SACCT"
 	fi
+	while IFS= read -r line; do
+		case "$line" in ''|'#'*) continue ;; esac
+		line="${line//@USER@/$LAB_USER}"
+		# shellcheck disable=SC2086
+		sacctmgr -i $line >/dev/null || { echo "start.sh: sacctmgr $line failed" >&2; exit 1; }
+	done <"$SACCT"
 fi
 
 slurmctld -c

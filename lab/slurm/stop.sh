@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Stops every daemon the lab started (slurmd, slurmctld, slurmdbd, MariaDB),
-# by the pids recorded in $LAB_RUN/pids. Safe to run when nothing runs.
+# Stops every daemon the lab started (slurmd, slurmctld, slurmdbd, MariaDB,
+# munged), by the pids recorded in $LAB_RUN/pids. Safe to run when nothing
+# runs.
 set -euo pipefail
 . "$(dirname "$0")/env.sh"
 shopt -s nullglob
@@ -28,3 +29,4 @@ for f in "$LAB_RUN"/pids/slurmd.*.pid; do n="${f##*/slurmd.}"; stop_pid "slurmd 
 stop_pid slurmctld "$LAB_RUN/pids/slurmctld.pid"
 stop_pid slurmdbd "$LAB_RUN/pids/slurmdbd.pid"
 stop_pid mariadb "$LAB_RUN/pids/mariadb.pid"
+stop_pid munged "$LAB_RUN/pids/munged.pid"
