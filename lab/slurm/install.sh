@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the sift Slurm lab needs on a Debian 12 machine: build
-# dependencies and MariaDB from Debian's packages, then Slurm built from the
-# source tree the user points at (SLURM_SRC) into a prefix of its own.
+# dependencies, MariaDB and munge (the unprivileged lab's auth) from Debian's
+# packages, then Slurm built from the source tree the user points at
+# (SLURM_SRC) into a prefix of its own.
 # Tested with Slurm commit 284c3b95 (26.11.0rc1).
 #
 #   SLURM_SRC=/path/to/slurm [SLURM_PREFIX=~/.cache/sift-lab/slurm] lab/slurm/install.sh
@@ -21,7 +22,7 @@ if [ "${SKIP_APT:-0}" != 1 ]; then
 		build-essential autoconf automake libtool pkg-config python3 \
 		libjson-c-dev libyaml-dev libmariadb-dev mariadb-server mariadb-client \
 		libssl-dev libhwloc-dev liblz4-dev libpam0g-dev libreadline-dev \
-		libmunge-dev libdbus-1-dev libjwt-dev
+		libmunge-dev libdbus-1-dev libjwt-dev munge
 fi
 
 if [ -x "$SLURM_PREFIX/sbin/slurmctld" ] && [ "${REBUILD:-0}" != 1 ]; then
