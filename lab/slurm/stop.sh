@@ -8,8 +8,7 @@ shopt -s nullglob
 stop_pid() { # name pidfile
 	local pid
 	pid="$(cat "$2" 2>/dev/null || true)"
-	if [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; then
-		kill "$pid" 2>/dev/null || true
+	if [ -n "$pid" ] && { kill "$pid" 2>/dev/null || kill -0 "$pid" 2>/dev/null; }; then
 		for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 		kill -0 "$pid" 2>/dev/null && kill -9 "$pid" 2>/dev/null || true
 		echo "stopped $1 (pid $pid)"
@@ -25,6 +24,11 @@ if [ -f "$LAB_RUN/pids/slurmctld.pid" ] && kill -0 "$(cat "$LAB_RUN/pids/slurmct
 		sleep 0.1
 	done
 fi
+# Signal every slurmd first, then wait for each: one at a time took ~2 s apiece.
+for f in "$LAB_RUN"/pids/slurmd.*.pid; do
+	pid="$(cat "$f" 2>/dev/null || true)"
+	if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi
+done
 for f in "$LAB_RUN"/pids/slurmd.*.pid; do n="${f##*/slurmd.}"; stop_pid "slurmd ${n%.pid}" "$f"; done
 stop_pid slurmctld "$LAB_RUN/pids/slurmctld.pid"
 stop_pid slurmdbd "$LAB_RUN/pids/slurmdbd.pid"
