@@ -78,10 +78,8 @@ func diffOutcome(a, b Outcome, aFirst, bFirst int64) string {
 			return ""
 		case a.Nodes != b.Nodes || a.Processors != b.Processors:
 			return fmt.Sprintf("will-run %s/%d, now %s/%d", a.Nodes, a.Processors, b.Nodes, b.Processors)
-		case a.AskedEpoch == 0 || b.AskedEpoch == 0:
-			return ""
 		}
-		an, bn := a.StartEpoch <= a.AskedEpoch+2, b.StartEpoch <= b.AskedEpoch+2
+		an, bn := startsNow(a), startsNow(b)
 		if an != bn {
 			return fmt.Sprintf("will-run starts now %v, now %v", an, bn)
 		}
@@ -111,4 +109,11 @@ func diffOutcome(a, b Outcome, aFirst, bFirst int64) string {
 		}
 	}
 	return ""
+}
+
+// startsNow reports whether a will-run answer starts the job at once, read
+// as sift's replay reads it: no start time (the first recordings wrote only
+// "start_now") or a start within 2 s of the question.
+func startsNow(o Outcome) bool {
+	return o.StartEpoch == 0 || o.StartEpoch <= o.AskedEpoch+2
 }

@@ -202,9 +202,9 @@ func (l *lab) runCase(c *Case) error {
 			asked := time.Now().Unix()
 			_, errs, err := l.cmd("sbatch", append(append([]string{"--test-only"}, sb...), common...)...)
 			j.Slurm = parseTestOnly(errs, err != nil)
-			if c.Mode != "test-only" {
-				j.Slurm.AskedEpoch = asked
-			}
+			// Every will-run answer keeps when it was asked: the replay
+			// reads a start within 2 s of it as "starts now".
+			j.Slurm.AskedEpoch = asked
 			continue
 		}
 		out, errs, err := l.cmd("sbatch", append(append([]string{"--parsable"}, sb...), common...)...)
