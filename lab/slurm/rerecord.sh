@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Records the committed select cases again with this lab and compares each
-# file with the committed one. FRAC (default 1: every case) and SEED pick a
-# reproducible sample per file (siftlab record -frac/-seed).
+# file with the committed one, then replays them through sift. FRAC
+# (default 1: every case) and SEED pick a reproducible sample per file
+# (siftlab record -frac/-seed).
 #
 #   FRAC=0.15 SEED=1 lab/slurm/rerecord.sh [OUT_DIR]
 set -euo pipefail
@@ -20,3 +21,6 @@ for f in cmd/sift/testdata/select/slurm-real/*.json; do
 	"$LAB_RUN/siftlab" record -frac "$FRAC" -seed "$SEED" -in "$f" -out "$OUT/$b" >/dev/null 2>"$OUT/$b.log" || { echo "$b: record failed: $(tail -1 "$OUT/$b.log")"; continue; }
 	"$LAB_RUN/siftlab" compare "$f" "$OUT/$b" || true
 done
+# And sift's select replay over the new recordings (a sample may hold some
+# of the known differences; they are counted, not failed).
+SIFT_SLURM_REAL="$OUT" go test ./cmd/sift -count=1 -run 'TestSelectMatchesRealSlurm$' -v | grep -E 'replayed|select_real_test|^(ok|FAIL)'
