@@ -13,6 +13,7 @@ func (p *Policy) Submit(j *Job) {
 	cnt := j.jobCount()
 	q1, q2 := j.qosOrder()
 	j.submitQOS = [2]*QOS{q1, q2}
+	j.submitAssoc = j.assoc
 	n := p.TRES.Len()
 	for _, q := range j.submitQOS {
 		if q == nil {
@@ -49,9 +50,9 @@ func (p *Policy) Remove(j *Job) {
 		}
 		dec(&q.usage.grpUsedSubmitJobs)
 		dec(&q.usage.user(j.User, n).submitJobs)
-		dec(&q.usage.account(j.assoc.Account, n).submitJobs)
+		dec(&q.usage.account(j.submitAssoc.Account, n).submitJobs)
 	}
-	for a := j.assoc; a != nil; a = a.Parent {
+	for a := j.submitAssoc; a != nil; a = a.Parent {
 		dec(&a.usage.usedSubmitJobs)
 	}
 }
@@ -94,6 +95,7 @@ func (p *Policy) Begin(j *Job, alloc Vector, nodes []uint32, now int64) {
 	}
 	q1, q2 := j.qosOrder()
 	j.runQOS = [2]*QOS{q1, q2}
+	j.runAssoc = j.assoc
 	for _, q := range j.runQOS {
 		if q == nil {
 			continue
@@ -178,7 +180,7 @@ func (p *Policy) End(j *Job, now int64) {
 			if u.grpUsedJobs > 0 {
 				u.grpUsedJobs--
 			}
-			ul, ua := u.user(j.User, n), u.account(j.assoc.Account, n)
+			ul, ua := u.user(j.User, n), u.account(j.runAssoc.Account, n)
 			if ul.jobs > 0 {
 				ul.jobs--
 			}
@@ -193,7 +195,7 @@ func (p *Policy) End(j *Job, now int64) {
 			}
 			u.usedWall += elapsed * uf
 		}
-		for a := j.assoc; a != nil; a = a.Parent {
+		for a := j.runAssoc; a != nil; a = a.Parent {
 			if a.usage.usedJobs > 0 {
 				a.usage.usedJobs--
 			}

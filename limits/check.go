@@ -220,6 +220,23 @@ func tresUsage(j *Job, limit, out, req, used, cur []uint64, admin, safe, setOut 
 	return 0, usageOK
 }
 
+// FailedLevel names where the last check of j that failed found its
+// limit: "partition QOS pq", "job QOS normal", "user association
+// alice/phys", "account association phys", "root association".
+func (p *Policy) FailedLevel(j *Job) string {
+	switch {
+	case j == nil:
+		return ""
+	case p.failQOS != nil && p.failQOS == j.pqos:
+		return "partition QOS " + p.failQOS.Name
+	case p.failQOS != nil:
+		return "job QOS " + p.failQOS.Name
+	case p.failAssoc != nil:
+		return p.failAssoc.Level()
+	}
+	return ""
+}
+
 func (p *Policy) partMaxTime(j *Job) uint32 {
 	if j.part == nil {
 		return Infinite
@@ -239,7 +256,7 @@ func (p *Policy) Validate(j *Job) error {
 		return nil
 	}
 	if r, ok := p.validate(j); !ok {
-		return &PolicyError{Reason: r}
+		return &PolicyError{Reason: r, Level: p.FailedLevel(j)}
 	}
 	return nil
 }
@@ -256,6 +273,7 @@ func (p *Policy) validate(j *Job) (Reason, bool) {
 			if q == nil {
 				continue
 			}
+			p.failQOS, p.failAssoc = q, nil
 			if r, ok := p.qosValidate(j, q, out, partMax, cnt, strict); !ok {
 				return r, false
 			}
@@ -264,6 +282,7 @@ func (p *Policy) validate(j *Job) (Reason, bool) {
 	lf := limitFactor(q1, q2)
 	s := &p.scratch
 	for a, parent := j.assoc, false; a != nil; a, parent = a.Parent, true {
+		p.failQOS, p.failAssoc = nil, a
 		e := &a.eff
 		for i := range s.grpTRES {
 			s.grpTRES[i] = applyLimitFactor(e.GrpTRES[i], lf)
@@ -441,6 +460,7 @@ func (p *Policy) preSelect(j *Job) (Reason, bool) {
 		if q == nil {
 			continue
 		}
+		p.failQOS, p.failAssoc = q, nil
 		u := &q.usage
 		wallMins := uint32(u.usedWall / 60)
 		if out.GrpJobs == Infinite && q.GrpJobs != Infinite {
@@ -485,6 +505,7 @@ func (p *Policy) preSelect(j *Job) (Reason, bool) {
 		}
 	}
 	for a, parent := j.assoc, false; a != nil; a, parent = a.Parent, true {
+		p.failQOS, p.failAssoc = nil, a
 		e := &a.eff
 		wallMins := uint32(a.usage.usedWall / 60)
 		if out.GrpJobs == Infinite && e.GrpJobs != Infinite && a.usage.usedJobs >= e.GrpJobs {
@@ -555,18 +576,29 @@ func (p *Policy) MaxNodes(j *Job) (uint32, Reason) {
 				grpNodes = q2.GrpTRES[TRESNode]
 			}
 		}
+		// from is the QOS a merged limit came from.
+		from := func(first uint64) *QOS {
+			if first != Infinite64 || q2 == nil {
+				return q1
+			}
+			return q2
+		}
 		if pa < max {
 			max, reason = pa, ReasonQOSMaxNodePerAcct
+			p.failQOS, p.failAssoc = from(q1.MaxTRESPerAccount[TRESNode]), nil
 		}
 		if pj < max {
 			max, reason = pj, ReasonQOSMaxNodePerJob
+			p.failQOS, p.failAssoc = from(q1.MaxTRESPerJob[TRESNode]), nil
 		}
 		if pu < max {
 			max, reason = pu, ReasonQOSMaxNodePerUser
+			p.failQOS, p.failAssoc = from(q1.MaxTRESPerUser[TRESNode]), nil
 		}
 		qosMaxP = max
 		if grpNodes < max {
 			max, reason = grpNodes, ReasonQOSGrpNode
+			p.failQOS, p.failAssoc = from(q1.GrpTRES[TRESNode]), nil
 		}
 	}
 	for a, parent := j.assoc, false; a != nil; a, parent = a.Parent, true {
@@ -574,11 +606,13 @@ func (p *Policy) MaxNodes(j *Job) (uint32, Reason) {
 		lim := applyLimitFactor(a.eff.GrpTRES[TRESNode], lf)
 		if (q1 == nil || grpNodes == Infinite64) && lim != Infinite64 && lim < max {
 			max, reason = lim, ReasonAssocGrpNode
+			p.failQOS, p.failAssoc = nil, a
 			grpSet = true
 		}
 		lim = applyLimitFactor(a.eff.MaxTRESPerJob[TRESNode], lf)
 		if !parent && qosMaxP == Infinite64 && lim != Infinite64 && lim < max {
 			max, reason = lim, ReasonAssocMaxNodePerJob
+			p.failQOS, p.failAssoc = nil, a
 		}
 		if grpSet {
 			break
@@ -636,12 +670,14 @@ func (p *Policy) postSelect(j *Job, alloc Vector, nodes []uint32, now int64) (Re
 		if q == nil {
 			continue
 		}
+		p.failQOS, p.failAssoc = q, nil
 		if r, ok := p.qosPostSelect(j, q, out, req, nodes, uf, safe, now); !ok {
 			return r, false
 		}
 	}
 	lf := limitFactor(q1, q2)
 	for a, parent := j.assoc, false; a != nil; a, parent = a.Parent, true {
+		p.failQOS, p.failAssoc = nil, a
 		u := &a.usage
 		e := &a.eff
 		// Usage is only worked out where a TRES-minutes limit needs it.

@@ -243,7 +243,8 @@ func TestSafeGrpTRESMins(t *testing.T) {
 			t.Errorf("safe=%v: %s, want %s", c.safe, r, c.want)
 		}
 	}
-	// Usage past the limit holds a job even without safe.
+	// Usage past the limit holds a job even without safe; the level is the
+	// account that set the limit.
 	f := newFixture(t)
 	f.p.Account("phys").Limits.GrpTRESMins = f.tres("cpu=10")
 	f.p.Finish()
@@ -255,5 +256,8 @@ func TestSafeGrpTRESMins(t *testing.T) {
 	f.submit(j2)
 	if r := f.start(j2, []uint32{1}, 11*60); r != ReasonAssocGrpCPUMin {
 		t.Errorf("usage over GrpTRESMins: %s", r)
+	}
+	if lvl := f.p.FailedLevel(j2); lvl != "account association phys" {
+		t.Errorf("held at %q", lvl)
 	}
 }

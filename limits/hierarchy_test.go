@@ -50,14 +50,21 @@ func TestSpecHierarchyExample(t *testing.T) {
 	if r := f.start(j, []uint32{21}, 100); r != ReasonQOSMaxJobPerUser {
 		t.Errorf("21st job: %s, want QOSMaxJobsPerUserLimit", r)
 	}
+	if lvl := f.p.FailedLevel(j); lvl != "partition QOS pq" {
+		t.Errorf("21st job held at %q", lvl)
+	}
 	// MaxSubmitJobs=50 comes from the user association.
 	for i := uint32(22); i <= 50; i++ {
 		if r := f.submit(f.job(i, "alice", "phys", "batch", "normal", "cpu=1,node=1", 10)); r != ReasonNone {
 			t.Fatalf("job %d refused: %s", i, r)
 		}
 	}
-	if r := f.submit(f.job(51, "alice", "phys", "batch", "normal", "cpu=1,node=1", 10)); r != ReasonAssocMaxSubJob {
+	j51 := f.job(51, "alice", "phys", "batch", "normal", "cpu=1,node=1", 10)
+	if r := f.submit(j51); r != ReasonAssocMaxSubJob {
 		t.Errorf("51st submit: %s, want AssocMaxSubmitJobLimit", r)
+	}
+	if lvl := f.p.FailedLevel(j51); lvl != "user association alice/phys" {
+		t.Errorf("51st submit refused at %q", lvl)
 	}
 }
 

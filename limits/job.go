@@ -33,14 +33,17 @@ type Job struct {
 	assoc        *Assoc
 	qos, pqos    *QOS
 	part         *Partition
-	// usageQOS are the QOS the job's usage went to at submit and start.
-	submitQOS, runQOS [2]*QOS
-	submitted         bool
-	running           bool
-	alloc             []uint64
-	nodes             []uint32
-	start             int64
-	runBase, runRate  []uint64
+	// submitQOS, runQOS, submitAssoc and runAssoc are where the job's usage
+	// went at submit and start, so that it comes off the same records even
+	// if the job is bound again (to another partition) in between.
+	submitQOS, runQOS     [2]*QOS
+	submitAssoc, runAssoc *Assoc
+	submitted             bool
+	running               bool
+	alloc                 []uint64
+	nodes                 []uint32
+	start                 int64
+	runBase, runRate      []uint64
 }
 
 // slurmError is an error whose text is Slurm's own message for it.
@@ -63,6 +66,9 @@ var (
 // (ESLURM_ACCOUNTING_POLICY); Reason names the limit as sbatch prints it.
 type PolicyError struct {
 	Reason Reason
+	// Level names where the limit was found ("job QOS normal", "account
+	// association phys").
+	Level string
 }
 
 func (e *PolicyError) Error() string {
@@ -76,6 +82,7 @@ func (e *PolicyError) Error() string {
 // "normal" if that exists (job_mgr.c's _get_qos_ptr order).
 func (p *Policy) Bind(j *Job) error {
 	j.part = p.partitions[j.Partition]
+	j.qos, j.pqos = nil, nil
 	j.assoc = p.User(j.User, j.Account, j.Partition)
 	if j.assoc == nil {
 		if p.Enforce&EnforceAssociations != 0 {

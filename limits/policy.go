@@ -123,6 +123,9 @@ type Policy struct {
 	accounts   map[string]*Assoc
 	users      map[assocKey]*Assoc
 	scratch    scratch
+	// failQOS or failAssoc is the level the last failed check stopped at.
+	failQOS   *QOS
+	failAssoc *Assoc
 }
 
 // NewPolicy returns a policy with only the root association of the

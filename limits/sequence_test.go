@@ -171,7 +171,7 @@ func checkCounters(t *testing.T, p *Policy, live []*Job, where string) {
 	assoc := map[*Assoc]*counts{}
 	qos := map[*QOS]*counts{}
 	for _, j := range live {
-		for a := j.assoc; a != nil; a = a.Parent {
+		for a := j.submitAssoc; a != nil; a = a.Parent {
 			c := assoc[a]
 			if c == nil {
 				c = &counts{}

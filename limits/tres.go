@@ -3,6 +3,7 @@ package limits
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -330,4 +331,40 @@ func (bw *BillingWeights) Billing(l *TRESList, v Vector, mode BillingMode) float
 		global += w
 	}
 	return node + gres + global
+}
+
+// TRESNamesIn finds the dynamic TRES a configuration text names
+// ("gres/gpu", "gres/gpu:a100", "license/matlab", "bb/cray" before an
+// '='), lower case, sorted, each once: what AccountingStorageTRES must
+// hold for the text to be read.
+func TRESNamesIn(data []byte) []string {
+	seen := map[string]bool{}
+	s := strings.ToLower(string(data))
+	for _, prefix := range []string{"gres/", "license/", "bb/"} {
+		for i := 0; ; {
+			k := strings.Index(s[i:], prefix)
+			if k < 0 {
+				break
+			}
+			start := i + k
+			end := start + len(prefix)
+			for end < len(s) && (s[end] >= 'a' && s[end] <= 'z' || s[end] >= '0' && s[end] <= '9' || strings.IndexByte("_-.:", s[end]) >= 0) {
+				end++
+			}
+			if end < len(s) && s[end] == '=' && end > start+len(prefix) && (start == 0 || !isNameByte(s[start-1])) {
+				seen[s[start:end]] = true
+			}
+			i = end
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '/'
 }

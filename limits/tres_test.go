@@ -2,6 +2,7 @@ package limits
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -108,5 +109,13 @@ func TestReasonStrings(t *testing.T) {
 		if r, ok := ReasonByName(c.want); !ok || r != c.r && c.want != "AssocMaxBBMinutesPerJob" {
 			t.Errorf("ReasonByName(%s) = %d, %v", c.want, r, ok)
 		}
+	}
+}
+
+func TestTRESNamesIn(t *testing.T) {
+	got := TRESNamesIn([]byte("QOS - 'g':GrpTRES=gres/gpu=4,GRES/gpu:a100=2:MaxTRESPerUser=license/matlab=1,bb/cray=1G\nUser - 'gres/x'\n"))
+	want := "bb/cray gres/gpu gres/gpu:a100 license/matlab"
+	if s := strings.Join(got, " "); s != want {
+		t.Errorf("got %q, want %q", s, want)
 	}
 }

@@ -13,7 +13,9 @@ type Limits interface {
 	// PostSelect is acct_policy_job_runnable_post_select, with the nodes
 	// chosen: false keeps the job pending with the reason and detail.
 	PostSelect(j *Job, a *job.Allocation, now int64) (ok bool, r Reason, detail string)
-	// Begin and End tell the limits a job started or ended (usage).
+	// Begin tells the limits a job started (or was added running, at its
+	// start); End that a job left the queue: it ended, or was cancelled
+	// while pending (usage and submit counts).
 	Begin(j *Job, now int64)
 	End(j *Job, now int64)
 }

@@ -3,6 +3,7 @@ package sched
 import (
 	"testing"
 
+	"github.com/nodesift/sift/limits"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -86,5 +87,34 @@ func TestExternalHoldsUntilReleased(t *testing.T) {
 	f.pass(1001)
 	if got := f.outcome(j); got != "RUNNING n3" {
 		t.Errorf("after release: %s", got)
+	}
+}
+
+// TestLimitReasons: every association and QOS reason of package limits
+// has a sched Reason printing Slurm's string, and none collides with the
+// scheduler's own reasons.
+func TestLimitReasons(t *testing.T) {
+	if got := LimitReason(limits.ReasonQOSMaxCPUPerUser).String(); got != "QOSMaxCpuPerUserLimit" {
+		t.Errorf("QOSMaxCpuPerUserLimit printed as %q", got)
+	}
+	if LimitReason(limits.ReasonNone) != ReasonNone {
+		t.Error("no limit reason is not ReasonNone")
+	}
+	n := 0
+	for r := limits.Reason(1); r.String() != "Unknown"; r++ {
+		sr := LimitReason(r)
+		if sr < reasonCount || sr.String() != r.String() || uint(reasonLimitBase)+uint(r) > 255 {
+			t.Fatalf("limit reason %d (%s) maps to %d (%s)", r, r, sr, sr)
+		}
+		if back, ok := sr.Limit(); !ok || back != r {
+			t.Fatalf("%s does not map back", r)
+		}
+		n++
+	}
+	if n < 150 {
+		t.Errorf("only %d limit reasons", n)
+	}
+	if _, ok := ReasonResources.Limit(); ok {
+		t.Error("Resources is not a limit reason")
 	}
 }

@@ -321,6 +321,9 @@ func (q *Queue) AddRunning(j *Job) error {
 	j.State, j.Alloc = Running, a
 	j.setReason(ReasonNone, "")
 	q.insert(e)
+	if q.opt.Limits != nil {
+		q.opt.Limits.Begin(j, j.Start)
+	}
 	return nil
 }
 
@@ -363,6 +366,11 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 			return &JobError{Job: id, Err: ErrNotPending}
 		}
 		j.Start = now
+		if q.opt.Limits != nil {
+			// A cancelled pending job leaves the submit counts
+			// (acct_policy_remove_job_submit).
+			q.opt.Limits.End(j, now)
+		}
 	default:
 		return &JobError{Job: id, Err: fmt.Errorf("already %s", j.State)}
 	}

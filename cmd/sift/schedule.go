@@ -15,6 +15,7 @@ import (
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
+	"github.com/nodesift/sift/limits/acctpolicy"
 	"github.com/nodesift/sift/sched"
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
@@ -45,9 +46,10 @@ func newScheduleCmd() *cobra.Command {
 	var jobsPath, policy, at, output, plugin, params, typeParams string
 	var slurmPlan bool
 	var explainIDs []uint
+	var lf limitsFlags
 	knobs := make([]string, len(scheduleKnobs))
 	cmd := &cobra.Command{
-		Use:   "schedule --jobs FILE [--nodes SPEC] [--policy builtin|backfill] [--at TIME] [--plugin linear|cons_tres] [knob flags] [--output text|json]",
+		Use:   "schedule --jobs FILE [--nodes SPEC] [--policy builtin|backfill] [--at TIME] [--plugin linear|cons_tres] [--limits FILE] [knob flags] [--output text|json]",
 		Short: "Run one pass of Slurm's scheduler over a queue: which jobs start now, where, and when the others start",
 		Long: `schedule runs one scheduling pass as slurmctld would at --at: the main pass (_schedule(), strict
 priority order per partition), then sched/builtin's start-time estimates or sched/backfill's
@@ -62,6 +64,11 @@ that job: its candidate chain (partition, constraint, node configuration, node s
 pass's own stage (nodes withheld for higher-priority jobs, or reserved in backfill's time slots)
 and the outcome. --bf-plan-ignores-constraints plans backfill as Slurm does, without the jobs' extra
 constraints. Times are Unix seconds, RFC 3339 or YYYY-MM-DDTHH:MM:SS (UTC).
+
+--limits FILE (a 'sacctmgr dump' file, with --limits-qos, --tres, --enforce, --partition-qos as
+in 'sift limits') enforces association and QOS limits as slurmctld's acct_policy does: a job a
+limit refuses at submit is an error naming the job and the limit; a job a limit holds pends with
+the limit's reason (QOSMaxJobsPerUserLimit, AssocGrpCpuLimit, ...); running jobs count as usage.
 
 Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 		Args: cobra.NoArgs,
@@ -150,8 +157,16 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			if plugin == "cons_tres" {
 				p = constres.New(cl, constres.Config{TrackMemory: tp.memory, Units: tp.units, DefaultDistBlock: tp.distBlock})
 			}
-			q := sched.NewQueue(sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg,
-				Partitions: schedPartitions(inv.Partitions), DefMemPerCPU: inv.DefMemPerCPU, MaxMemPerCPU: inv.MaxMemPerCPU})
+			opts := sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg,
+				Partitions: schedPartitions(inv.Partitions), DefMemPerCPU: inv.DefMemPerCPU, MaxMemPerCPU: inv.MaxMemPerCPU}
+			if lf.path != "" {
+				pol, err := lf.load(cmd)
+				if err != nil {
+					return err
+				}
+				opts.Limits = acctpolicy.New(pol, opts.Partitions, partitionQOS(inv.Partitions))
+			}
+			q := sched.NewQueue(opts)
 			for _, id := range explainIDs {
 				q.Trace(uint32(id))
 			}
@@ -192,6 +207,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 	f.StringVar(&params, "scheduler-parameters", "", "SchedulerParameters, e.g. bf_window=2880,bf_resolution=300 (default: the slurm.conf's)")
 	f.StringVar(&typeParams, "select-type-parameters", "", "SelectTypeParameters (default: the slurm.conf's, else Slurm's default)")
 	f.BoolVar(&slurmPlan, "bf-plan-ignores-constraints", false, "plan backfill reservations without the jobs' extra constraints, as Slurm does")
+	lf.register(cmd, false)
 	f.UintSliceVar(&explainIDs, "explain", nil, "job ids whose candidate chain to print for each test the passes made (text output)")
 	for i, k := range scheduleKnobs {
 		f.StringVar(&knobs[i], knobFlag(k.name), "", k.help)

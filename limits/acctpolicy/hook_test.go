@@ -1,0 +1,150 @@
+package acctpolicy
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/limits"
+	"github.com/nodesift/sift/sched"
+	"github.com/nodesift/sift/select/constres"
+	"github.com/nodesift/sift/select/job"
+)
+
+// queue is the lab's smoke cluster in small: eight 8-CPU nodes in
+// partition p, scheduled with backfill under the hook.
+func queue(t *testing.T, p *limits.Policy) (*sched.Queue, *Hook) {
+	t.Helper()
+	var nodes []index.Node
+	for i := 1; i <= 8; i++ {
+		nodes = append(nodes, index.Node{Name: fmt.Sprintf("n%d", i), CPUs: 8, MemoryMB: 16000, Partitions: []string{"p"}})
+	}
+	snap, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := job.NewCluster(snap)
+	h := New(p, map[string]sched.Partition{"p": {}}, nil)
+	q := sched.NewQueue(sched.Options{Cluster: cl, Plugin: constres.New(cl, constres.Config{}),
+		Scheduler: sched.Backfill{}, Config: sched.DefaultConfig(), Limits: h})
+	return q, h
+}
+
+func labPolicy(t *testing.T) *limits.Policy {
+	t.Helper()
+	p, err := limits.ParseSacctmgrCommands([]byte("add qos small MaxTRESPerUser=cpu=8\nadd account lab Description=lab Organization=sift\nadd user @USER@ DefaultAccount=lab Account=lab QOS=normal,small DefaultQOS=small\n"),
+		"c", map[string]string{"@USER@": "labuser"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Enforce, err = limits.ParseEnforce("associations,limits,qos"); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestSmokeAccountingThroughScheduler is the lab's smoke accounting case
+// (lab/slurm/smoke/recorded/smoke-accounting.json) through sched with the
+// hook: 8 + 8 + 1 CPUs under QOS MaxTRESPerUser=cpu=8; Slurm ran the first
+// and held the others with QOSMaxCpuPerUserLimit, and after the first was
+// cancelled ran the second and still held the third.
+func TestSmokeAccountingThroughScheduler(t *testing.T) {
+	q, h := queue(t, labPolicy(t))
+	now := int64(1_800_000_000)
+	var jobs []*sched.Job
+	for i, n := range []int{8, 8, 1} {
+		j := &sched.Job{ID: uint32(i + 1), User: "labuser", Account: "lab", Partitions: []string{"p"},
+			Request: &job.Request{MinNodes: 1, NTasks: n}}
+		if err := q.Submit(j, false, now); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	if _, err := q.Schedule(now); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"RUNNING None", "PENDING QOSMaxCpuPerUserLimit", "PENDING QOSMaxCpuPerUserLimit"}
+	for i, j := range jobs {
+		if got := j.State.String() + " " + j.ReasonText(); got != want[i] {
+			t.Errorf("job %d: %s, Slurm: %s", j.ID, got, want[i])
+		}
+	}
+	if err := q.Finish(1, sched.Cancelled, now+2); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Schedule(now + 2); err != nil {
+		t.Fatal(err)
+	}
+	want = []string{"CANCELLED None", "RUNNING None", "PENDING QOSMaxCpuPerUserLimit"}
+	for i, j := range jobs {
+		if got := j.State.String() + " " + j.ReasonText(); got != want[i] {
+			t.Errorf("after cancel, job %d: %s, Slurm: %s", j.ID, got, want[i])
+		}
+	}
+	for _, id := range []uint32{2, 3} {
+		st := sched.Completed
+		if id == 3 {
+			st = sched.Cancelled
+		}
+		if err := q.Finish(id, st, now+100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h.Job(2) != nil || h.Job(3) != nil {
+		t.Error("ended jobs are still tracked")
+	}
+}
+
+// TestSubmitRefusedWithReason: a submit-count limit refuses the job with
+// Slurm's reason; a size limit without DenyOnLimit lets it pend.
+func TestSubmitRefusedWithReason(t *testing.T) {
+	p := labPolicy(t)
+	p.QOS("small").MaxSubmitJobsPerUser = 1
+	p.QOS("small").MaxTRESPerJob[limits.TRESCPU] = 4
+	q, _ := queue(t, p)
+	now := int64(1_800_000_000)
+	a := &sched.Job{ID: 1, User: "labuser", Account: "lab", Partitions: []string{"p"}, Request: &job.Request{MinNodes: 1, NTasks: 6}}
+	if err := q.Submit(a, false, now); err != nil {
+		t.Fatal(err)
+	}
+	b := &sched.Job{ID: 2, User: "labuser", Account: "lab", Partitions: []string{"p"}, Request: &job.Request{MinNodes: 1, NTasks: 1}}
+	err := q.Submit(b, false, now)
+	var pe *limits.PolicyError
+	if !errors.As(err, &pe) || pe.Reason != limits.ReasonQOSMaxSubJob {
+		t.Fatalf("second submit: %v", err)
+	}
+	if _, err := q.Schedule(now); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.State.String() + " " + a.ReasonText(); got != "PENDING QOSMaxCpuPerJobLimit" {
+		t.Errorf("6-CPU job under MaxTRESPerJob=cpu=4: %s", got)
+	}
+	c := &sched.Job{ID: 3, User: "nobody", Account: "lab", Partitions: []string{"p"}, Request: &job.Request{MinNodes: 1}}
+	if err := q.Submit(c, false, now); !errors.Is(err, limits.ErrInvalidAccount) {
+		t.Errorf("unknown user: %v", err)
+	}
+}
+
+// TestMaxWallFillsTimeLimit: a job without a time limit gets its QOS's
+// MaxWall at submit, and runs with it.
+func TestMaxWallFillsTimeLimit(t *testing.T) {
+	p := labPolicy(t)
+	p.QOS("small").MaxWall = 30
+	q, _ := queue(t, p)
+	now := int64(1_800_000_000)
+	j := &sched.Job{ID: 1, User: "labuser", Account: "lab", Partitions: []string{"p"}, Request: &job.Request{MinNodes: 1, NTasks: 1}}
+	if err := q.Submit(j, false, now); err != nil {
+		t.Fatal(err)
+	}
+	if j.TimeLimit != 30*time.Minute {
+		t.Fatalf("time limit %v", j.TimeLimit)
+	}
+	if _, err := q.Schedule(now); err != nil {
+		t.Fatal(err)
+	}
+	if j.State != sched.Running || j.End-j.Start != 1800 {
+		t.Errorf("%s, runs %d s", j.State, j.End-j.Start)
+	}
+}
