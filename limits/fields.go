@@ -92,6 +92,9 @@ var legacyTRES = map[string]struct {
 	"maxcpuminsperjob": {"maxtresminsperjob", TRESCPU}, "maxcpusperuser": {"maxtresperuser", TRESCPU},
 	"maxcpuspu": {"maxtresperuser", TRESCPU}, "maxnodesperuser": {"maxtresperuser", TRESNode},
 	"maxnodespu": {"maxtresperuser", TRESNode},
+	// Slurm's own tests abbreviate (sacctmgr matches prefixes).
+	"grpcpumin": {"grptresmins", TRESCPU}, "grpcpurunmin": {"grptresrunmins", TRESCPU},
+	"maxcpumin": {"maxtresminsperjob", TRESCPU},
 }
 
 // fieldAliases map the spellings sacctmgr accepts and prints (dump

@@ -11,7 +11,10 @@ type Limits interface {
 	// chosen: false keeps the job pending with the reason and detail.
 	PreSelect(j *Job, now int64) (ok bool, r Reason, detail string)
 	// PostSelect is acct_policy_job_runnable_post_select, with the nodes
-	// chosen: false keeps the job pending with the reason and detail.
+	// chosen: false keeps the job pending with the reason and detail. A
+	// nil allocation means no nodes could be chosen now: select_nodes
+	// still checks the limits, with the request's counts, and a limit's
+	// reason replaces Resources.
 	PostSelect(j *Job, a *job.Allocation, now int64) (ok bool, r Reason, detail string)
 	// Begin tells the limits a job started (or was added running, at its
 	// start); End that a job left the queue: it ended, or was cancelled

@@ -207,6 +207,14 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64
 				return nodeNotAvail
 			}
 		}
+		// select_nodes checks the accounting limits even when selection
+		// failed (with the request's counts), and their reason wins.
+		if q.opt.Limits != nil {
+			if ok, reason, detail := q.opt.Limits.PostSelect(j, nil, now); !ok {
+				j.setReason(reason, detail)
+				return policy
+			}
+		}
 		j.setReason(ReasonResources, "")
 		return busy
 	}

@@ -203,13 +203,16 @@ func (h *Hook) PreSelect(j *sched.Job, now int64) (bool, sched.Reason, string) {
 }
 
 // PostSelect is acct_policy_job_runnable_post_select with the
-// allocation's TRES.
+// allocation's TRES, or the request's when a is nil (no nodes chosen).
 func (h *Hook) PostSelect(j *sched.Job, a *job.Allocation, now int64) (bool, sched.Reason, string) {
 	lj, err := h.bind(j)
 	if err != nil {
 		return false, sched.LimitReason(limits.ReasonFailAccount), ""
 	}
-	alloc, nodes := h.allocation(j, a)
+	alloc, nodes := lj.Req, []uint32(nil)
+	if a != nil {
+		alloc, nodes = h.allocation(j, a)
+	}
 	ok, r := h.P.PostSelect(lj, alloc, nodes, now)
 	return ok, sched.LimitReason(r), ""
 }

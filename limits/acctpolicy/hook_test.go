@@ -148,3 +148,34 @@ func TestMaxWallFillsTimeLimit(t *testing.T) {
 		t.Errorf("%s, runs %d s", j.State, j.End-j.Start)
 	}
 }
+
+// TestLimitReasonReplacesResources is inc21.30.2 through the scheduler:
+// with QOS GrpCpus=7 and a 7-CPU job running on n1, an 8-CPU job for n1
+// cannot get nodes, and slurmctld's select_nodes still checks the limits
+// with the request, so the job waits with QOSGrpCpuLimit, not Resources.
+func TestLimitReasonReplacesResources(t *testing.T) {
+	p := labPolicy(t)
+	p.QOS("small").GrpTRES[limits.TRESCPU] = 7
+	q, _ := queue(t, p)
+	now := int64(1_800_000_000)
+	var jobs []*sched.Job
+	for i, spec := range []string{"nodelist=n1,ntasks=7", "nodelist=n1,ntasks=8"} {
+		req, err := job.ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		j := &sched.Job{ID: uint32(i + 1), User: "labuser", Account: "lab", Partitions: []string{"p"}, Request: req}
+		if err := q.Submit(j, false, now); err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	if _, err := q.Schedule(now); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []string{"RUNNING None", "PENDING QOSGrpCpuLimit"} {
+		if got := jobs[i].State.String() + " " + jobs[i].ReasonText(); got != want {
+			t.Errorf("job %d: %s, want %s", i+1, got, want)
+		}
+	}
+}
