@@ -111,6 +111,28 @@ func unquote(s string) string {
 	return s
 }
 
+// checkName refuses a name sacctmgr could not write back: empty, with a
+// quote, colon, comma, equals sign, blank or control character.
+func checkName(name string) error {
+	if name == "" {
+		return errors.New("empty name")
+	}
+	for _, c := range name {
+		if c <= ' ' || c == 0x7f || strings.ContainsRune("'\":,=", c) {
+			return fmt.Errorf("name %q: quotes, colons, commas, '=', blanks and control characters are not allowed", name)
+		}
+	}
+	return nil
+}
+
+// quoted puts s in the quote character it does not contain.
+func quoted(s string) string {
+	if strings.Contains(s, "'") {
+		return "\"" + s + "\""
+	}
+	return "'" + s + "'"
+}
+
 // ensureNormal adds the "normal" QOS slurmdbd always has.
 func (p *Policy) ensureNormal() {
 	if p.qos["normal"] == nil {
@@ -148,8 +170,16 @@ func ReadDump(file string, data []byte, tres *TRESList) (*Policy, []Warning, err
 			return nil, warns, &ConfigError{File: file, Line: ln, Err: fmt.Errorf("expected \"KIND - 'NAME'\", got %q", fields[0].name)}
 		}
 		fields = fields[1:]
+		if err := checkName(name); err != nil {
+			return nil, warns, &ConfigError{File: file, Line: ln, Err: err}
+		}
 		bad := func(f dumpField, err error) error {
 			return &ConfigError{File: file, Line: ln, Field: f.name, Offset: f.off, Err: err}
+		}
+		for _, f := range fields {
+			if strings.Contains(f.value, "'") && strings.Contains(f.value, "\"") {
+				return nil, warns, bad(f, errors.New("a value with both quote characters"))
+			}
 		}
 		switch strings.ToLower(kind) {
 		case "qos":
@@ -212,6 +242,9 @@ func ReadDump(file string, data []byte, tres *TRESList) (*Policy, []Warning, err
 			for _, f := range fields {
 				if strings.EqualFold(f.name, "Partition") {
 					part = f.value
+					if err := checkName(part); err != nil {
+						return nil, warns, bad(f, err)
+					}
 				}
 			}
 			a, err := p.AddUser(name, parent, part)
@@ -286,7 +319,7 @@ func WriteDump(w io.Writer, p *Policy) error {
 			}
 			extra := ""
 			if c.Partition != "" {
-				extra = ":Partition='" + c.Partition + "'"
+				extra = ":Partition=" + quoted(c.Partition)
 			}
 			fmt.Fprintf(bw, "User - '%s'%s%s\n", c.User, extra, p.assocLine(c))
 		}
@@ -303,7 +336,7 @@ func WriteDump(w io.Writer, p *Policy) error {
 func (p *Policy) assocLine(a *Assoc) string {
 	var b strings.Builder
 	if a.DefaultQOS != "" {
-		fmt.Fprintf(&b, ":DefaultQOS='%s'", a.DefaultQOS)
+		fmt.Fprintf(&b, ":DefaultQOS=%s", quoted(a.DefaultQOS))
 	}
 	switch a.Fairshare {
 	case Infinite:
@@ -323,16 +356,16 @@ func (p *Policy) assocLine(a *Assoc) string {
 		}
 	}
 	if len(a.QOS) > 0 {
-		fmt.Fprintf(&b, ":QOS='%s'", strings.Join(a.QOS, ","))
+		fmt.Fprintf(&b, ":QOS=%s", quoted(strings.Join(a.QOS, ",")))
 	}
 	return b.String()
 }
 
 func (p *Policy) qosLine(q *QOS) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, ":Description='%s'", q.Description)
+	fmt.Fprintf(&b, ":Description=%s", quoted(q.Description))
 	if q.Flags != 0 {
-		fmt.Fprintf(&b, ":Flags='%s'", q.Flags)
+		fmt.Fprintf(&b, ":Flags=%s", quoted(q.Flags.String()))
 	}
 	if q.GraceTime != 0 {
 		fmt.Fprintf(&b, ":GraceTime=%d", q.GraceTime)
@@ -351,10 +384,10 @@ func (p *Policy) qosLine(q *QOS) string {
 		fmt.Fprintf(&b, ":LimitFactor=%s", strconv.FormatFloat(q.LimitFactor, 'g', -1, 64))
 	}
 	if len(q.Preempt) > 0 {
-		fmt.Fprintf(&b, ":Preempt='%s'", strings.Join(q.Preempt, ","))
+		fmt.Fprintf(&b, ":Preempt=%s", quoted(strings.Join(q.Preempt, ",")))
 	}
 	if q.PreemptMode != "" {
-		fmt.Fprintf(&b, ":PreemptMode='%s'", q.PreemptMode)
+		fmt.Fprintf(&b, ":PreemptMode=%s", quoted(q.PreemptMode))
 	}
 	if q.Priority != 0 {
 		fmt.Fprintf(&b, ":Priority=%d", q.Priority)
