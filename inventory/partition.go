@@ -56,6 +56,9 @@ func (p *confParser) partition(l confLine, nodes []index.Node, pos map[string]in
 	if v, ok := vals["qos"]; ok {
 		part.QOS = v.value
 	}
+	if v, ok := vals["tresbillingweights"]; ok {
+		part.TRESBillingWeights = v.value
+	}
 	if v, ok := vals["allowqos"]; ok {
 		part.AllowQoS = splitList(v.value)
 	}

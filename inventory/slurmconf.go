@@ -23,16 +23,18 @@ type Partition struct {
 	Default bool     `json:"default,omitempty"`
 	// MaxTime and DefaultTime are in minutes; -1 means UNLIMITED, and a
 	// DefaultTime of -1 also stands for "not set".
-	MaxTime       int64    `json:"max_time"`
-	DefaultTime   int64    `json:"default_time"`
-	PriorityTier  uint32   `json:"priority_tier"`
-	OverSubscribe string   `json:"oversubscribe"`
-	QOS           string   `json:"qos,omitempty"`
-	AllowQoS      []string `json:"allow_qos,omitempty"`
-	DefMemPerCPU  uint64   `json:"def_mem_per_cpu,omitempty"`
-	MaxMemPerCPU  uint64   `json:"max_mem_per_cpu,omitempty"`
-	State         string   `json:"state"`
-	Hidden        bool     `json:"hidden,omitempty"`
+	MaxTime       int64  `json:"max_time"`
+	DefaultTime   int64  `json:"default_time"`
+	PriorityTier  uint32 `json:"priority_tier"`
+	OverSubscribe string `json:"oversubscribe"`
+	QOS           string `json:"qos,omitempty"`
+	// TRESBillingWeights is the partition's, as written.
+	TRESBillingWeights string   `json:"tres_billing_weights,omitempty"`
+	AllowQoS           []string `json:"allow_qos,omitempty"`
+	DefMemPerCPU       uint64   `json:"def_mem_per_cpu,omitempty"`
+	MaxMemPerCPU       uint64   `json:"max_mem_per_cpu,omitempty"`
+	State              string   `json:"state"`
+	Hidden             bool     `json:"hidden,omitempty"`
 }
 
 // Cluster is an inventory with the partitions that group its nodes.

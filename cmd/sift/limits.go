@@ -108,12 +108,16 @@ func (f *limitsFlags) partitions(cmd *cobra.Command, p *limits.Policy) error {
 	if err != nil {
 		return err
 	}
-	addInventoryPartitions(p, schedPartitions(inv.Partitions), partitionQOS(inv.Partitions))
-	return nil
+	_, err = acctpolicy.New(p, schedPartitions(inv.Partitions), partitionConf(inv.Partitions))
+	return invalidInputIf(err)
 }
 
-func addInventoryPartitions(p *limits.Policy, parts map[string]sched.Partition, qos map[string]string) {
-	acctpolicy.New(p, parts, qos)
+// invalidInputIf marks a non-nil err as invalid input.
+func invalidInputIf(err error) error {
+	if err != nil {
+		return invalidInput(err)
+	}
+	return nil
 }
 
 func newLimitsCmd() *cobra.Command {
@@ -230,7 +234,10 @@ func newLimitsCheckCmd() *cobra.Command {
 			if err := lf.partitions(cmd, p); err != nil {
 				return err
 			}
-			h := acctpolicy.New(p, nil, nil)
+			h, err := acctpolicy.New(p, nil, nil)
+			if err != nil {
+				return invalidInput(err)
+			}
 			if usagePath != "" {
 				if err := loadUsage(cmd.ErrOrStderr(), h, usagePath, now); err != nil {
 					return err
@@ -303,13 +310,12 @@ func nonZero(v limits.Vector) limits.Vector {
 // maxUsageNodes bounds the nodes one usage job may name.
 const maxUsageNodes = 1 << 20
 
-// partitionQOS maps each slurm.conf partition to its QOS= ("" for none).
-func partitionQOS(parts []inventory.Partition) map[string]string {
-	out := map[string]string{}
+// partitionConf is each slurm.conf partition's QOS= and
+// TRESBillingWeights=.
+func partitionConf(parts []inventory.Partition) map[string]acctpolicy.PartitionConf {
+	out := map[string]acctpolicy.PartitionConf{}
 	for _, p := range parts {
-		if p.QOS != "" {
-			out[p.Name] = p.QOS
-		}
+		out[p.Name] = acctpolicy.PartitionConf{QOS: p.QOS, BillingWeights: p.TRESBillingWeights}
 	}
 	return out
 }

@@ -164,7 +164,11 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				if err != nil {
 					return err
 				}
-				opts.Limits = acctpolicy.New(pol, opts.Partitions, partitionQOS(inv.Partitions))
+				h, err := acctpolicy.New(pol, opts.Partitions, partitionConf(inv.Partitions))
+				if err != nil {
+					return invalidInput(err)
+				}
+				opts.Limits = h
 			}
 			q := sched.NewQueue(opts)
 			for _, id := range explainIDs {
@@ -183,6 +187,9 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				return err
 			}
 			res := scheduleResult(snap, s.Name(), now, q, pass)
+			if opts.Limits != nil {
+				res.countHeldByLimit(q)
+			}
 			if output == "json" {
 				b, err := json.Marshal(res)
 				if err != nil {
@@ -266,6 +273,9 @@ type scheduleOutput struct {
 	BackfillTested int           `json:"backfill_tested"`
 	Reserved       int           `json:"reserved"`
 	Jobs           []scheduleJob `json:"jobs"`
+	// HeldByLimit counts the pending jobs an association or QOS limit
+	// holds, by reason (with --limits).
+	HeldByLimit map[string]int `json:"held_by_limit,omitempty"`
 }
 
 // slurmTime is squeue's time format.
@@ -350,7 +360,33 @@ func (o *scheduleOutput) print(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "# %s pass at %s: %d started, %d tested by the main pass, %d by backfill, %d reserved\n",
 		o.Policy, slurmTime(o.At), len(o.Started), o.MainTested, o.BackfillTested, o.Reserved)
+	if err != nil || o.HeldByLimit == nil {
+		return err
+	}
+	reasons := make([]string, 0, len(o.HeldByLimit))
+	for r := range o.HeldByLimit {
+		reasons = append(reasons, r)
+	}
+	slices.Sort(reasons)
+	var b strings.Builder
+	for _, r := range reasons {
+		fmt.Fprintf(&b, ", %s %d", r, o.HeldByLimit[r])
+	}
+	if b.Len() == 0 {
+		b.WriteString(", none")
+	}
+	_, err = fmt.Fprintf(w, "# held by limits: %s\n", b.String()[2:])
 	return err
+}
+
+// countHeldByLimit fills o.HeldByLimit from the pending jobs' reasons.
+func (o *scheduleOutput) countHeldByLimit(q *sched.Queue) {
+	o.HeldByLimit = map[string]int{}
+	for _, j := range q.Jobs() {
+		if _, ok := j.Reason.Limit(); ok && j.State == sched.Pending {
+			o.HeldByLimit[j.Reason.String()]++
+		}
+	}
 }
 
 // printExplanations prints, for each job of ids, every test the passes

@@ -1,6 +1,7 @@
 package acctpolicy
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/nodesift/sift/limits"
@@ -18,17 +19,22 @@ type Hook struct {
 
 var _ sched.Limits = (*Hook)(nil)
 
+// PartitionConf is what slurm.conf says of a partition that the limits
+// need beyond the scheduler's view: its QOS= and TRESBillingWeights=.
+type PartitionConf struct {
+	QOS, BillingWeights string
+}
+
 // New returns a hook over p. Partitions the scheduler knows and p does
 // not are added to p with their time and node limits (parts), so that the
-// partition bounds of the hierarchy apply; qos names each partition's QOS
-// (slurm.conf's QOS=), "" for none.
-func New(p *limits.Policy, parts map[string]sched.Partition, qos map[string]string) *Hook {
+// partition bounds of the hierarchy apply, and with the QOS and billing
+// weights of conf.
+func New(p *limits.Policy, parts map[string]sched.Partition, conf map[string]PartitionConf) (*Hook, error) {
 	for name, sp := range parts {
 		if p.Partition(name) != nil {
 			continue
 		}
 		lp := limits.NewPartition(name)
-		lp.QOS = qos[name]
 		if sp.MaxTime > 0 {
 			lp.MaxTime = minutes(sp.MaxTime)
 		}
@@ -43,12 +49,24 @@ func New(p *limits.Policy, parts map[string]sched.Partition, qos map[string]stri
 		}
 		p.AddPartition(lp)
 	}
-	for name, q := range qos {
-		if lp := p.Partition(name); lp != nil && lp.QOS == "" {
-			lp.QOS = q
+	for name, c := range conf {
+		lp := p.Partition(name)
+		if lp == nil {
+			lp = limits.NewPartition(name)
+			p.AddPartition(lp)
+		}
+		if lp.QOS == "" {
+			lp.QOS = c.QOS
+		}
+		if c.BillingWeights != "" && lp.Billing == nil {
+			bw, err := p.TRES.ParseBillingWeights(c.BillingWeights)
+			if err != nil {
+				return nil, fmt.Errorf("partition %s: TRESBillingWeights: %w", name, err)
+			}
+			lp.Billing = bw
 		}
 	}
-	return &Hook{P: p, jobs: map[uint32]*limits.Job{}}
+	return &Hook{P: p, jobs: map[uint32]*limits.Job{}}, nil
 }
 
 // minutes is a duration in whole minutes, rounded up, with job.Unlimited

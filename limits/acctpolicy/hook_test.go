@@ -26,7 +26,10 @@ func queue(t *testing.T, p *limits.Policy) (*sched.Queue, *Hook) {
 		t.Fatal(err)
 	}
 	cl := job.NewCluster(snap)
-	h := New(p, map[string]sched.Partition{"p": {}}, nil)
+	h, err := New(p, map[string]sched.Partition{"p": {}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	q := sched.NewQueue(sched.Options{Cluster: cl, Plugin: constres.New(cl, constres.Config{}),
 		Scheduler: sched.Backfill{}, Config: sched.DefaultConfig(), Limits: h})
 	return q, h
