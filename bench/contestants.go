@@ -6,6 +6,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/vm"
 )
@@ -82,13 +83,13 @@ func (e *referenceEngine) Run() {
 // leaf is a Compare with its request value converted once for every node type.
 type leaf struct {
 	key     string
-	op      index.Op
+	op      extra.Op
 	operand index.Operand
 }
 
 func newLeaf(c *ast.Compare) leaf {
 	num, ok := ast.SlurmNumber(c.Value)
-	return leaf{key: c.Key, op: index.Op(c.Op), operand: index.Operand{Raw: c.Value, Num: num, NumOK: ok, Bool: ast.SlurmBool(c.Value)}}
+	return leaf{key: c.Key, op: extra.Op(c.Op), operand: index.Operand{Raw: c.Value, Num: num, NumOK: ok, Bool: ast.SlurmBool(c.Value)}}
 }
 
 func collectLeafs(n ast.Node, out []leaf) ([]leaf, error) {

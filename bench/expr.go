@@ -9,6 +9,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 	"github.com/nodesift/sift/compiler"
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 	"github.com/valyala/fastjson"
 )
@@ -146,18 +147,18 @@ func newExprEngine(n ast.Node, envs []map[string]any) (*exprEngine, error) {
 // compare is Slurm's leaf rule for one node value and leaf number.
 func (e *exprEngine) compare(args ...any) (any, error) {
 	l := &e.leafs[args[1].(int)]
-	var v index.Value
+	var v extra.Value
 	switch x := args[0].(type) {
 	case float64:
-		v = index.Value{Kind: index.KindNumber, Num: x}
+		v = extra.Value{Kind: extra.KindNumber, Num: x}
 	case string:
-		v = index.Value{Kind: index.KindString, Str: x}
+		v = extra.Value{Kind: extra.KindString, Str: x}
 	case bool:
-		v = index.Value{Kind: index.KindBool, Bool: x}
+		v = extra.Value{Kind: extra.KindBool, Bool: x}
 	default:
 		return false, nil
 	}
-	return v.Match(l.op, &l.operand), nil
+	return l.operand.Match(v, l.op), nil
 }
 
 // Run computes the matching nodes into e.out.

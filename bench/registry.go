@@ -12,6 +12,7 @@ import (
 	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/compiler/flux"
 	"github.com/nodesift/sift/compiler/slurm"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
@@ -354,7 +355,7 @@ func updateExtra(n int) (*Case, error) {
 			s := st.Snapshot()
 			id, ok := s.ID(last)
 			want := []float64{2.5, 1.23}[i&1]
-			if v := s.ExtraValue(id, "a"); !ok || v.Kind != index.KindNumber || v.Num != want {
+			if v := s.ExtraValue(id, "a"); !ok || v.Kind != extra.KindNumber || v.Num != want {
 				return fmt.Errorf("after updating %s, a = %+v, want %v", last, v, want)
 			}
 			return nil

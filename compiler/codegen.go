@@ -66,8 +66,6 @@ func sizeList(xs []ast.Node) (instrs, extras int) {
 	return max(instrs, 1), extras
 }
 
-var cmpOps = [...]index.Op{ast.OpEq: index.Eq, ast.OpNe: index.Ne, ast.OpLt: index.Lt, ast.OpLe: index.Le, ast.OpGt: index.Gt, ast.OpGe: index.Ge}
-
 func isNot(n ast.Node) bool {
 	_, ok := n.(*ast.Not)
 	return ok
@@ -87,10 +85,10 @@ func (g *codegen) node(n ast.Node) error {
 	case *ast.Const:
 		g.b.Const(n.Value)
 	case *ast.Compare:
-		if int(n.Op) >= len(cmpOps) {
+		if !n.Op.Valid() {
 			return fmt.Errorf("%w: comparison operator %d at byte %d", ErrUnsupported, n.Op, n.Start)
 		}
-		g.b.Extra(n.Key, cmpOps[n.Op], operand(n.Value))
+		g.b.Extra(n.Key, n.Op, operand(n.Value))
 	case *ast.Property:
 		g.b.Property(n.Name)
 	case *ast.Ranks:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
@@ -169,7 +170,7 @@ var genHostlists = []string{
 // comparison leaves.
 func genSlurm(b *byteSource, depth int) ast.Node {
 	if depth == 0 || b.intn(3) == 0 {
-		return &ast.Compare{Key: pick(b, genKeys), Op: ast.CmpOp(b.intn(6)), Value: genRequestValue(b)}
+		return &ast.Compare{Key: pick(b, genKeys), Op: extra.Op(b.intn(6)), Value: genRequestValue(b)}
 	}
 	n := 2 + b.intn(3)
 	xs := make([]ast.Node, n)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
@@ -25,7 +26,7 @@ type Stats interface {
 // one Slurm leaf directly, as *index.Snapshot does; the optimizer prefers it
 // to the per-key summary of Stats.
 type LeafEstimator interface {
-	EstimateLeaf(key string, op index.Op, v *index.Operand) int
+	EstimateLeaf(key string, op extra.Op, v *index.Operand) int
 }
 
 // Optimize returns an equivalent tree that is cheaper to run: nested and/or
@@ -252,9 +253,9 @@ func (o *optimizer) estimate(n ast.Node, total int) int {
 		}
 		return 0
 	case *ast.Compare:
-		if o.leaves != nil && int(n.Op) < len(cmpOps) {
+		if o.leaves != nil && n.Op.Valid() {
 			v := operand(n.Value)
-			return o.leaves.EstimateLeaf(n.Key, cmpOps[n.Op], &v)
+			return o.leaves.EstimateLeaf(n.Key, n.Op, &v)
 		}
 		k := o.stats.KeyStats(n.Key)
 		nodes := k.Nodes - k.Unusable
@@ -263,9 +264,9 @@ func (o *optimizer) estimate(n ast.Node, total int) int {
 		}
 		eq := nodes / max(k.Distinct, 1)
 		switch n.Op {
-		case ast.OpEq:
+		case extra.Eq:
 			return eq
-		case ast.OpNe:
+		case extra.Ne:
 			return nodes - eq
 		}
 		return nodes / 2

@@ -4,10 +4,11 @@ import (
 	"testing"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
-func leaf(key string, op ast.CmpOp, value string) *ast.Compare {
+func leaf(key string, op extra.Op, value string) *ast.Compare {
 	return &ast.Compare{Key: key, Op: op, Value: value}
 }
 
@@ -49,7 +50,7 @@ func TestOptimize(t *testing.T) {
 		stats Stats
 		want  string
 	}{
-		{"flattens nested and", and(leaf("a", ast.OpEq, "1"), and(leaf("b", ast.OpEq, "2"), and(leaf("c", ast.OpEq, "3")))), nil,
+		{"flattens nested and", and(leaf("a", extra.Eq, "1"), and(leaf("b", extra.Eq, "2"), and(leaf("c", extra.Eq, "3")))), nil,
 			`and(["a"="1"] ["b"="2"] ["c"="3"])`},
 		{"flattens nested or through a single-operand and", or(prop("x"), and(or(prop("y"), prop("z")))), nil,
 			`or(prop:"x" prop:"y" prop:"z")`},
@@ -64,10 +65,10 @@ func TestOptimize(t *testing.T) {
 		{"not of a constant folds", not(or(no, no)), nil, `true`},
 		{"double negation cancels", not(not(prop("x"))), nil, `prop:"x"`},
 		{"single negation stays", not(prop("x")), nil, `not(prop:"x")`},
-		{"drops duplicate operands", or(leaf("a", ast.OpEq, "1"), leaf("a", ast.OpEq, "1"), leaf("a", ast.OpEq, "2")), nil,
+		{"drops duplicate operands", or(leaf("a", extra.Eq, "1"), leaf("a", extra.Eq, "1"), leaf("a", extra.Eq, "2")), nil,
 			`or(["a"="1"] ["a"="2"])`},
 		{"drops duplicate subtrees", and(or(prop("x"), prop("y")), or(prop("x"), prop("y"))), nil, `or(prop:"x" prop:"y")`},
-		{"different operators are not duplicates", and(leaf("a", ast.OpLt, "1"), leaf("a", ast.OpLe, "1")), nil,
+		{"different operators are not duplicates", and(leaf("a", extra.Lt, "1"), leaf("a", extra.Le, "1")), nil,
 			`and(["a"<"1"] ["a"<="1"])`},
 		{"empty hostlist matches nothing", or(&ast.Hostlist{}, prop("x")), nil, `prop:"x"`},
 		{"empty ranks match nothing", and(&ast.Ranks{}, prop("x")), nil, `false`},
@@ -75,7 +76,7 @@ func TestOptimize(t *testing.T) {
 			`and(prop:"gpu" prop:"big" prop:"common")`},
 		{"orders or least selective first", or(prop("gpu"), prop("common"), prop("big")), stats,
 			`or(prop:"common" prop:"big" prop:"gpu")`},
-		{"equality on a high-cardinality key is selective", and(leaf("b", ast.OpEq, "x"), leaf("a", ast.OpEq, "y")), stats,
+		{"equality on a high-cardinality key is selective", and(leaf("b", extra.Eq, "x"), leaf("a", extra.Eq, "y")), stats,
 			`and(["a"="y"] ["b"="x"])`},
 		{"without stats source order is kept", and(prop("common"), prop("gpu")), nil, `and(prop:"common" prop:"gpu")`},
 	}
@@ -104,7 +105,7 @@ func TestDedupeOfManyOperands(t *testing.T) {
 }
 
 func TestOptimizeKeepsAnOptimalTreeAsItIs(t *testing.T) {
-	tree := or(and(leaf("a", ast.OpEq, "1"), leaf("b", ast.OpLt, "2")), not(prop("x")), leaf("c", ast.OpNe, "3"))
+	tree := or(and(leaf("a", extra.Eq, "1"), leaf("b", extra.Lt, "2")), not(prop("x")), leaf("c", extra.Ne, "3"))
 	if got := Optimize(tree, nil); got != ast.Node(tree) {
 		t.Errorf("Optimize rebuilt a tree it did not change: %s", ast.Dump(got))
 	}
@@ -128,8 +129,8 @@ func TestDedupeOfManyOperandsKeepsTheInput(t *testing.T) {
 // leafStats also estimates single leaves: "x" values below 10 are rare.
 type leafStats struct{ fakeStats }
 
-func (leafStats) EstimateLeaf(key string, op index.Op, v *index.Operand) int {
-	if op == index.Lt && v.NumOK && v.Num <= 10 {
+func (leafStats) EstimateLeaf(key string, op extra.Op, v *index.Operand) int {
+	if op == extra.Lt && v.NumOK && v.Num <= 10 {
 		return 1
 	}
 	return 900
@@ -137,7 +138,7 @@ func (leafStats) EstimateLeaf(key string, op index.Op, v *index.Operand) int {
 
 func TestOptimizePrefersLeafEstimates(t *testing.T) {
 	stats := leafStats{fakeStats{len: 1000, keys: map[string][2]int{"x": {1000, 1000}}}}
-	in := and(leaf("x", ast.OpEq, "5"), leaf("x", ast.OpLt, "3"))
+	in := and(leaf("x", extra.Eq, "5"), leaf("x", extra.Lt, "3"))
 	if got, want := ast.Dump(Optimize(in, stats)), `and(["x"<"3"] ["x"="5"])`; got != want {
 		t.Errorf("Optimize = %s, want %s", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
@@ -106,9 +107,9 @@ func observed(nodes []index.Node) (keys, vals []string) {
 			}
 			var s string
 			switch v.Kind {
-			case ast.KindNumber:
+			case extra.KindNumber:
 				s = strconv.FormatFloat(v.Num, 'g', -1, 64)
-			case ast.KindString:
+			case extra.KindString:
 				s = v.Str
 			}
 			if validToken(s) && !slices.Contains(vals, s) {
@@ -127,7 +128,7 @@ func validToken(s string) bool {
 
 func genSlurm(r *rand.Rand, keys, vals []string, depth int) ast.Node {
 	if depth >= 3 || r.IntN(3) == 0 {
-		return &ast.Compare{Start: -1, Key: keys[r.IntN(len(keys))], Op: ast.CmpOp(r.IntN(6)), Value: vals[r.IntN(len(vals))]}
+		return &ast.Compare{Start: -1, Key: keys[r.IntN(len(keys))], Op: extra.Op(r.IntN(6)), Value: vals[r.IntN(len(vals))]}
 	}
 	xs := make([]ast.Node, 2+r.IntN(3))
 	for i := range xs {

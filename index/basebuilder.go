@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/extra"
 )
 
 // baseBuilder gathers nodes in id order and then builds their columns.
@@ -198,11 +199,11 @@ func (bb *baseBuilder) addMembers(id uint32, members []member, raw, dec []byte) 
 	for i, m := range members {
 		c := bb.colAt(i, text(m.key))
 		switch m.kind {
-		case KindNumber:
+		case extra.KindNumber:
 			c.addNum(id, m.num)
-		case KindString:
+		case extra.KindString:
 			c.addStr(id, text(m.val))
-		case KindBool:
+		case extra.KindBool:
 			c.addBool(id, m.t)
 		default:
 			c.addUnusable(id)

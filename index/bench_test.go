@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // synthNodes is a small stand-in for inventory.Synthetic (which index cannot
@@ -111,16 +113,16 @@ func BenchmarkBuild(b *testing.B) {
 type leafCase struct {
 	name string
 	key  string
-	op   Op
+	op   extra.Op
 	o    Operand
 }
 
 var leafCases = []leafCase{
-	{"number-range", "mem", Lt, Operand{Raw: "20000", Num: 20000, NumOK: true}},
-	{"number-eq", "a", Eq, Operand{Raw: "1.25", Num: 1.25, NumOK: true}},
-	{"number-rack-ge", "rack", Ge, Operand{Raw: "777", Num: 777, NumOK: true}},
-	{"string-eq", "foo", Eq, Operand{Raw: "baz"}},
-	{"bool", "b", Eq, Operand{Raw: "true", Bool: true}},
+	{"number-range", "mem", extra.Lt, Operand{Raw: "20000", Num: 20000, NumOK: true}},
+	{"number-eq", "a", extra.Eq, Operand{Raw: "1.25", Num: 1.25, NumOK: true}},
+	{"number-rack-ge", "rack", extra.Ge, Operand{Raw: "777", Num: 777, NumOK: true}},
+	{"string-eq", "foo", extra.Eq, Operand{Raw: "baz"}},
+	{"bool", "b", extra.Eq, Operand{Raw: "true", Bool: true}},
 }
 
 func BenchmarkExtraLeaf(b *testing.B) {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // maxInterned bounds the distinct numbers a column builder interns.
@@ -71,7 +73,7 @@ type colBuilder struct {
 	// The last id added and its kind, so a duplicate key in one document
 	// replaces the earlier value (last wins, as in json-c).
 	last     uint32
-	lastKind Kind
+	lastKind extra.Kind
 	any      bool
 	// pooled is set when the ref lists come from refPool (a fold's
 	// builder), so that finish hands them back.
@@ -133,7 +135,7 @@ func (b *colBuilder) begin(id uint32) {
 	// In dense mode the new value overwrites id's entry; only the lists
 	// lose their last element.
 	switch b.lastKind {
-	case KindNumber:
+	case extra.KindNumber:
 		if n := len(b.nan); n > 0 && b.nan[n-1] == id {
 			b.nan = b.nan[:n-1]
 		} else if b.spilled {
@@ -141,15 +143,15 @@ func (b *colBuilder) begin(id uint32) {
 		} else if b.dense == nil {
 			b.numRef = b.numRef[:len(b.numRef)-1]
 		}
-	case KindString:
+	case extra.KindString:
 		if b.dense == nil {
 			b.strRef = b.strRef[:len(b.strRef)-1]
 		}
-	case KindBool:
+	case extra.KindBool:
 		if b.dense == nil {
 			b.boolRef = b.boolRef[:len(b.boolRef)-1]
 		}
-	case KindUnusable:
+	case extra.KindUnusable:
 		b.unusable = b.unusable[:len(b.unusable)-1]
 	}
 	if b.dense != nil {
@@ -161,26 +163,26 @@ func (b *colBuilder) begin(id uint32) {
 func (b *colBuilder) toDense() {
 	d := make([]uint32, b.bound)
 	for _, r := range b.numRef {
-		d[r.id] = vref(KindNumber, r.v)
+		d[r.id] = vref(extra.KindNumber, r.v)
 	}
 	for _, r := range b.strRef {
-		d[r.id] = vref(KindString, r.v)
+		d[r.id] = vref(extra.KindString, r.v)
 	}
 	for _, r := range b.boolRef {
-		d[r.id] = vref(KindBool, r.v)
+		d[r.id] = vref(extra.KindBool, r.v)
 	}
 	// Spilled numbers are placed by finish; these mark them present.
 	for _, e := range b.nums {
-		d[e.id] = vref(KindNumber, 0)
+		d[e.id] = vref(extra.KindNumber, 0)
 	}
 	for _, e := range b.late {
-		d[e.id] = vref(KindNumber, 0)
+		d[e.id] = vref(extra.KindNumber, 0)
 	}
 	for _, id := range b.nan {
-		d[id] = vref(KindNumber, nanIdx)
+		d[id] = vref(extra.KindNumber, nanIdx)
 	}
 	for _, id := range b.unusable {
-		d[id] = vref(KindUnusable, 0)
+		d[id] = vref(extra.KindUnusable, 0)
 	}
 	if b.pooled {
 		releaseRefs(b.numRef)
@@ -193,11 +195,11 @@ func (b *colBuilder) toDense() {
 
 func (b *colBuilder) addNum(id uint32, f float64) {
 	b.begin(id)
-	b.lastKind = KindNumber
+	b.lastKind = extra.KindNumber
 	if f != f {
 		b.nan = append(b.nan, id)
 		if b.dense != nil {
-			b.dense[id] = vref(KindNumber, nanIdx)
+			b.dense[id] = vref(extra.KindNumber, nanIdx)
 		}
 		return
 	}
@@ -211,7 +213,7 @@ func (b *colBuilder) addNum(id uint32, f float64) {
 	b.nums = grow(b.nums, id, b.bound)
 	b.nums = append(b.nums, numEnt{k, id})
 	if b.dense != nil {
-		b.dense[id] = vref(KindNumber, 0)
+		b.dense[id] = vref(extra.KindNumber, 0)
 	}
 }
 
@@ -239,7 +241,7 @@ func (b *colBuilder) intern(id uint32, k uint64) bool {
 		h.k, h.v = k, v+1
 	}
 	if b.dense != nil {
-		b.dense[id] = vref(KindNumber, h.v-1)
+		b.dense[id] = vref(extra.KindNumber, h.v-1)
 		return true
 	}
 	b.numRef = grow(b.numRef, id, b.bound)
@@ -256,7 +258,7 @@ func (b *colBuilder) spill() {
 	if b.dense != nil {
 		// In id order, as the refs would be.
 		for id, r := range b.dense {
-			if Kind(r>>kindShift) == KindNumber && r&idxMask != nanIdx {
+			if extra.Kind(r>>kindShift) == extra.KindNumber && r&idxMask != nanIdx {
 				if k := b.numKeys[r&idxMask]; len(b.nums) > 0 && k < b.nums[len(b.nums)-1].key {
 					b.unsorted = true
 				}
@@ -284,21 +286,21 @@ func (b *colBuilder) addLateNum(id uint32, f float64) {
 	if f != f {
 		b.nan = append(b.nan, id)
 		if b.dense != nil {
-			b.dense[id] = vref(KindNumber, nanIdx)
+			b.dense[id] = vref(extra.KindNumber, nanIdx)
 		}
 		return
 	}
 	if k := floatKey(f); !b.intern(id, k) {
 		b.late = append(b.late, numEnt{k, id})
 		if b.dense != nil {
-			b.dense[id] = vref(KindNumber, 0)
+			b.dense[id] = vref(extra.KindNumber, 0)
 		}
 	}
 }
 
 func (b *colBuilder) addStr(id uint32, s []byte) {
 	b.begin(id)
-	b.lastKind = KindString
+	b.lastKind = extra.KindString
 	k := len(s)
 	if k > 0 {
 		k += int(s[0])*7 + int(s[k-1])*3
@@ -315,7 +317,7 @@ func (b *colBuilder) addStr(id uint32, s []byte) {
 		h.s, h.v = b.strVal[v], v+1
 	}
 	if b.dense != nil {
-		b.dense[id] = vref(KindString, h.v-1)
+		b.dense[id] = vref(extra.KindString, h.v-1)
 		return
 	}
 	b.strRef = grow(b.strRef, id, b.bound)
@@ -324,13 +326,13 @@ func (b *colBuilder) addStr(id uint32, s []byte) {
 
 func (b *colBuilder) addBool(id uint32, t bool) {
 	b.begin(id)
-	b.lastKind = KindBool
+	b.lastKind = extra.KindBool
 	v := uint32(0)
 	if t {
 		v = 1
 	}
 	if b.dense != nil {
-		b.dense[id] = vref(KindBool, v)
+		b.dense[id] = vref(extra.KindBool, v)
 		return
 	}
 	b.boolRef = grow(b.boolRef, id, b.bound)
@@ -339,22 +341,22 @@ func (b *colBuilder) addBool(id uint32, t bool) {
 
 func (b *colBuilder) addUnusable(id uint32) {
 	b.begin(id)
-	b.lastKind = KindUnusable
+	b.lastKind = extra.KindUnusable
 	b.unusable = append(b.unusable, id)
 	if b.dense != nil {
-		b.dense[id] = vref(KindUnusable, 0)
+		b.dense[id] = vref(extra.KindUnusable, 0)
 	}
 }
 
-func (b *colBuilder) addValue(id uint32, v Value) {
+func (b *colBuilder) addValue(id uint32, v extra.Value) {
 	switch v.Kind {
-	case KindNumber:
+	case extra.KindNumber:
 		b.addNum(id, v.Num)
-	case KindString:
+	case extra.KindString:
 		b.addStr(id, []byte(v.Str))
-	case KindBool:
+	case extra.KindBool:
 		b.addBool(id, v.Bool)
-	case KindUnusable:
+	case extra.KindUnusable:
 		b.addUnusable(id)
 	}
 }
@@ -370,10 +372,10 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	c := &column{dense: make([]uint32, bound), unusable: b.unusable}
 	slices.Sort(c.unusable)
 	for _, id := range b.unusable {
-		c.dense[id] = vref(KindUnusable, 0)
+		c.dense[id] = vref(extra.KindUnusable, 0)
 	}
 	for _, id := range b.nan {
-		c.dense[id] = vref(KindNumber, nanIdx)
+		c.dense[id] = vref(extra.KindNumber, nanIdx)
 	}
 	c.nan = b.nan
 
@@ -387,7 +389,7 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 
 	order := sortedOrder(len(b.strVal), func(x, y uint32) int { return strings.Compare(b.strVal[x], b.strVal[y]) })
 	c.strs = permute(b.strVal, order)
-	ids, start = place(b.strRef, order, KindString, c)
+	ids, start = place(b.strRef, order, extra.KindString, c)
 	c.strStart, c.str = start, newPostings(ids, start, words)
 
 	var seen [2]bool
@@ -405,7 +407,7 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	for rank, v := range bv {
 		order[v] = uint32(rank)
 	}
-	ids, start = placeRanked(b.boolRef, order, len(bv), KindBool, c)
+	ids, start = placeRanked(b.boolRef, order, len(bv), extra.KindBool, c)
 	c.boolStart, c.boolP = start, newPostings(ids, start, words)
 	c.compact()
 	if b.pooled {
@@ -432,14 +434,14 @@ func (b *colBuilder) finishDense(words int) *column {
 	var boolCount [2]uint32
 	for _, r := range c.dense {
 		i := r & idxMask
-		switch Kind(r >> kindShift) {
-		case KindNumber:
+		switch extra.Kind(r >> kindShift) {
+		case extra.KindNumber:
 			if !b.spilled && i != nanIdx {
 				numCount[i]++
 			}
-		case KindString:
+		case extra.KindString:
 			strCount[i]++
-		case KindBool:
+		case extra.KindBool:
 			boolCount[i]++
 		}
 	}
@@ -479,24 +481,24 @@ func (b *colBuilder) finishDense(words int) *column {
 	boolRank, boolNext, boolStart, boolIDs := lay(boolCount[:], boolOrder)
 	for id, r := range c.dense {
 		i := r & idxMask
-		switch Kind(r >> kindShift) {
-		case KindNumber:
+		switch extra.Kind(r >> kindShift) {
+		case extra.KindNumber:
 			if !b.spilled && i != nanIdx {
 				k := numRank[i]
 				numIDs[numNext[k]] = uint32(id)
 				numNext[k]++
-				c.dense[id] = vref(KindNumber, k)
+				c.dense[id] = vref(extra.KindNumber, k)
 			}
-		case KindString:
+		case extra.KindString:
 			k := strRank[i]
 			strIDs[strNext[k]] = uint32(id)
 			strNext[k]++
-			c.dense[id] = vref(KindString, k)
-		case KindBool:
+			c.dense[id] = vref(extra.KindString, k)
+		case extra.KindBool:
 			k := boolRank[i]
 			boolIDs[boolNext[k]] = uint32(id)
 			boolNext[k]++
-			c.dense[id] = vref(KindBool, k)
+			c.dense[id] = vref(extra.KindBool, k)
 		}
 	}
 	if !b.spilled {
@@ -579,7 +581,7 @@ func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 			c.nums = append(c.nums, keyFloat(e.key))
 		}
 		ids[i] = e.id
-		c.dense[e.id] = vref(KindNumber, uint32(len(c.nums)-1))
+		c.dense[e.id] = vref(extra.KindNumber, uint32(len(c.nums)-1))
 	}
 	return ids, append(start, uint32(len(es)))
 }
@@ -594,7 +596,7 @@ func (c *column) placeInterned(keys []uint64, refs []ref) (ids, start []uint32) 
 		rank[i] = uint32(r)
 		c.nums[r] = keyFloat(keys[i])
 	}
-	return placeRanked(refs, rank, len(keys), KindNumber, c)
+	return placeRanked(refs, rank, len(keys), extra.KindNumber, c)
 }
 
 // sortedOrder returns the values' indices sorted by cmp.
@@ -617,7 +619,7 @@ func permute[T any](vals []T, order []uint32) []T {
 
 // place lays refs out in the order of their values; order[k] is the k-th
 // smallest value's first-seen index.
-func place(refs []ref, order []uint32, kind Kind, c *column) (ids, start []uint32) {
+func place(refs []ref, order []uint32, kind extra.Kind, c *column) (ids, start []uint32) {
 	rank := make([]uint32, len(order))
 	for k, i := range order {
 		rank[i] = uint32(k)
@@ -625,7 +627,7 @@ func place(refs []ref, order []uint32, kind Kind, c *column) (ids, start []uint3
 	return placeRanked(refs, rank, len(order), kind, c)
 }
 
-func placeRanked(refs []ref, rank []uint32, distinct int, kind Kind, c *column) (ids, start []uint32) {
+func placeRanked(refs []ref, rank []uint32, distinct int, kind extra.Kind, c *column) (ids, start []uint32) {
 	start = make([]uint32, distinct+1)
 	for _, r := range refs {
 		start[rank[r.v]+1]++

@@ -2,6 +2,8 @@ package index
 
 import (
 	"math"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // A vref packs one node's value under a key into 32 bits: the Kind in the
@@ -14,7 +16,7 @@ const (
 	nanIdx    = idxMask
 )
 
-func vref(k Kind, idx uint32) uint32 { return uint32(k)<<kindShift | idx }
+func vref(k extra.Kind, idx uint32) uint32 { return uint32(k)<<kindShift | idx }
 
 // column holds every node's value under one extra key, split by the node's
 // JSON type. Each type keeps its distinct values in ascending order and the
@@ -56,34 +58,34 @@ func (c *column) ref(id uint32) uint32 {
 	return 0
 }
 
-func (c *column) kind(id uint32) Kind { return Kind(c.ref(id) >> kindShift) }
+func (c *column) kind(id uint32) extra.Kind { return extra.Kind(c.ref(id) >> kindShift) }
 
-func (c *column) value(id uint32) Value {
+func (c *column) value(id uint32) extra.Value {
 	v := c.ref(id)
 	r := v & idxMask
-	switch Kind(v >> kindShift) {
-	case KindNumber:
+	switch extra.Kind(v >> kindShift) {
+	case extra.KindNumber:
 		if r == nanIdx {
-			return Value{Kind: KindNumber, Num: math.NaN()}
+			return extra.Value{Kind: extra.KindNumber, Num: math.NaN()}
 		}
-		return Value{Kind: KindNumber, Num: c.nums[r]}
-	case KindString:
-		return Value{Kind: KindString, Str: c.strs[r]}
-	case KindBool:
-		return Value{Kind: KindBool, Bool: c.bools[r]}
-	case KindUnusable:
-		return Value{Kind: KindUnusable}
+		return extra.Value{Kind: extra.KindNumber, Num: c.nums[r]}
+	case extra.KindString:
+		return extra.Value{Kind: extra.KindString, Str: c.strs[r]}
+	case extra.KindBool:
+		return extra.Value{Kind: extra.KindBool, Bool: c.bools[r]}
+	case extra.KindUnusable:
+		return extra.Value{Kind: extra.KindUnusable}
 	}
-	return Value{}
+	return extra.Value{}
 }
 
 // numBounds returns [i, j): the distinct numbers comparing equal to b under
-// cmp3. Over ascending values a-b never decreases under IEEE rounding, so the
+// extra.NumberOrder. Over ascending values a-b never decreases under IEEE rounding, so the
 // three-way result is a monotone LT* EQ* GT* sequence and binary search with
 // the exact predicate finds the cuts.
 func numBounds(vals []float64, b float64) (i, j int) {
-	i = searchFirst(len(vals), func(k int) bool { return cmp3(vals[k], b) >= 0 })
-	j = searchFirst(len(vals), func(k int) bool { return cmp3(vals[k], b) > 0 })
+	i = searchFirst(len(vals), func(k int) bool { return extra.NumberOrder(vals[k], b) >= extra.Equal })
+	j = searchFirst(len(vals), func(k int) bool { return extra.NumberOrder(vals[k], b) > extra.Equal })
 	return i, j
 }
 
@@ -121,12 +123,12 @@ func searchFirst(n int, f func(int) bool) int {
 }
 
 // writeLeaf ORs into k the ids in this column satisfying `value op o`.
-func (c *column) writeLeaf(op Op, o *Operand, k *sink) {
+func (c *column) writeLeaf(op extra.Op, o *Operand, k *sink) {
 	if o.NumOK && len(c.num.ids) > 0 {
 		i, j := numBounds(c.nums, o.Num)
 		c.num.writeSpans(k, opSpans(op, c.numStart[i], c.numStart[j], uint32(len(c.num.ids))))
 	}
-	if len(c.nan) > 0 && o.NumOK && op.holds(1) {
+	if len(c.nan) > 0 && o.NumOK && op.Holds(extra.Greater) {
 		k.prepare()
 		for _, id := range c.nan {
 			k.dst[id>>6] |= 1 << (id & 63)
@@ -143,7 +145,7 @@ func (c *column) writeLeaf(op Op, o *Operand, k *sink) {
 }
 
 // estimate counts the ids in this column satisfying the leaf.
-func (c *column) estimate(op Op, o *Operand) int {
+func (c *column) estimate(op extra.Op, o *Operand) int {
 	n := 0
 	count := func(p *postings, i, j uint32) {
 		ss := opSpans(op, i, j, uint32(len(p.ids)))
@@ -157,7 +159,7 @@ func (c *column) estimate(op Op, o *Operand) int {
 		i, j := numBounds(c.nums, o.Num)
 		count(&c.num, c.numStart[i], c.numStart[j])
 	}
-	if o.NumOK && op.holds(1) {
+	if o.NumOK && op.Holds(extra.Greater) {
 		n += len(c.nan)
 	}
 	if len(c.str.ids) > 0 {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // edgeFloats are node values and request values around Slurm's 1e-5
@@ -28,24 +30,24 @@ func edgeFloats() []float64 {
 	return out
 }
 
-// The leaf algorithm rests on this: over ascending node values, cmp3
-// against a fixed request is LT* EQ* GT*.
-func TestCmp3IsMonotoneOverSortedNodeValues(t *testing.T) {
+// The leaf algorithm rests on this: over ascending node values,
+// extra.NumberOrder against a fixed request is LT* EQ* GT*.
+func TestNumberOrderIsMonotoneOverSortedNodeValues(t *testing.T) {
 	vals := edgeFloats()
 	sorted := slices.DeleteFunc(slices.Clone(vals), func(f float64) bool { return f != f })
 	slices.Sort(sorted)
 	for _, b := range vals {
-		prev := -1
+		prev := extra.Less
 		for _, a := range sorted {
-			c := cmp3(a, b)
+			c := extra.NumberOrder(a, b)
 			if c < prev {
-				t.Fatalf("cmp3 not monotone for request %v at node %v: %d after %d", b, a, c, prev)
+				t.Fatalf("NumberOrder not monotone for request %v at node %v: %d after %d", b, a, c, prev)
 			}
 			prev = c
 		}
 	}
 	for _, b := range vals {
-		if cmp3(math.NaN(), b) != 1 || cmp3(b, math.NaN()) != 1 {
+		if extra.NumberOrder(math.NaN(), b) != extra.Greater || extra.NumberOrder(b, math.NaN()) != extra.Greater {
 			t.Fatalf("NaN must compare greater on either side (b=%v)", b)
 		}
 	}
@@ -54,13 +56,13 @@ func TestCmp3IsMonotoneOverSortedNodeValues(t *testing.T) {
 func TestNumberColumnMatchesValueMatchOnEdgeValues(t *testing.T) {
 	vals := edgeFloats()
 	// Enough nodes for checkpoints: several copies of each value.
-	var nodeVals []Value
+	var nodeVals []extra.Value
 	for k := 0; k < 12; k++ {
 		for _, f := range vals {
-			nodeVals = append(nodeVals, Value{Kind: KindNumber, Num: f})
+			nodeVals = append(nodeVals, extra.Value{Kind: extra.KindNumber, Num: f})
 		}
-		nodeVals = append(nodeVals, Value{Kind: KindString, Str: "1"}, Value{Kind: KindBool, Bool: k%2 == 0},
-			Value{Kind: KindUnusable}, Value{})
+		nodeVals = append(nodeVals, extra.Value{Kind: extra.KindString, Str: "1"}, extra.Value{Kind: extra.KindBool, Bool: k%2 == 0},
+			extra.Value{Kind: extra.KindUnusable}, extra.Value{})
 	}
 	words := (len(nodeVals) + 63) / 64
 	cb := newColBuilder(uint32(len(nodeVals)))
@@ -73,7 +75,7 @@ func TestNumberColumnMatchesValueMatchOnEdgeValues(t *testing.T) {
 	}
 	dst := make([]uint64, words)
 	for _, b := range vals {
-		for op := Eq; op <= Ge; op++ {
+		for op := extra.Eq; op <= extra.Ge; op++ {
 			o := Operand{Raw: "1", Num: b, NumOK: true, Bool: true}
 			for i := range dst {
 				dst[i] = ^uint64(0)
@@ -83,7 +85,7 @@ func TestNumberColumnMatchesValueMatchOnEdgeValues(t *testing.T) {
 			k.prepare()
 			n := 0
 			for id, v := range nodeVals {
-				want := v.Match(op, &o)
+				want := o.Match(v, op)
 				if want {
 					n++
 				}
@@ -104,7 +106,7 @@ func TestDuplicateKeysKeepTheLastValue(t *testing.T) {
 		{Name: "b", Extra: []byte(`{"k":"x","k":true,"k":2}`)},
 		{Name: "c", Extra: []byte(`{"k\u0000z":1,"k":null}`)},
 	})
-	want := []Value{{Kind: KindString, Str: "x"}, {Kind: KindNumber, Num: 2}, {Kind: KindUnusable}}
+	want := []extra.Value{{Kind: extra.KindString, Str: "x"}, {Kind: extra.KindNumber, Num: 2}, {Kind: extra.KindUnusable}}
 	for id, w := range want {
 		if got := s.ExtraValue(uint32(id), "k"); got != w {
 			t.Errorf("node %d: got %+v, want %+v", id, got, w)
@@ -232,18 +234,18 @@ func TestDenseBuilderMatchesRefBuilder(t *testing.T) {
 			bound += 3 * maxInterned // enough numbers to spill
 		}
 		density := []int{100, 90, 60, 45}[seed%4]
-		value := func() Value {
+		value := func() extra.Value {
 			switch k := r.IntN(100); {
 			case k < 55:
-				return Value{Kind: KindNumber, Num: float64(r.IntN(distinct)) / 4}
+				return extra.Value{Kind: extra.KindNumber, Num: float64(r.IntN(distinct)) / 4}
 			case k < 58:
-				return Value{Kind: KindNumber, Num: math.NaN()}
+				return extra.Value{Kind: extra.KindNumber, Num: math.NaN()}
 			case k < 80:
-				return Value{Kind: KindString, Str: strconv.Itoa(r.IntN(distinct))}
+				return extra.Value{Kind: extra.KindString, Str: strconv.Itoa(r.IntN(distinct))}
 			case k < 95:
-				return Value{Kind: KindBool, Bool: r.IntN(2) == 0}
+				return extra.Value{Kind: extra.KindBool, Bool: r.IntN(2) == 0}
 			}
-			return Value{Kind: KindUnusable}
+			return extra.Value{Kind: extra.KindUnusable}
 		}
 		dense, refs := newColBuilder(bound), newColBuilder(bound)
 		refs.count = math.MinInt / 2 // never switches

@@ -3,28 +3,9 @@ package index
 import (
 	"slices"
 	"strings"
+
+	"github.com/nodesift/sift/extra"
 )
-
-// Kind is the JSON type of one extra-data value on a node; in Slurm the
-// node's type decides how a leaf compares.
-type Kind uint8
-
-// The kinds of extra-data values.
-const (
-	KindMissing  Kind = iota // key absent
-	KindNumber               // JSON integer or real, compared as float64
-	KindString               // compared byte-wise
-	KindBool                 // false < true
-	KindUnusable             // null, object or array: matches nothing
-)
-
-// Value is one node's extra-data value under one key.
-type Value struct {
-	Kind Kind
-	Num  float64
-	Str  string
-	Bool bool
-}
 
 // extraKV is one node's parsed extra data, each key once. A slice beats a
 // map here: documents have a handful of keys, and overlay leaves look one
@@ -37,24 +18,24 @@ const smallKV = 16
 
 type keyValue struct {
 	key string
-	v   Value
+	v   extra.Value
 }
 
 // get returns the value under key (the zero Value, KindMissing, if absent).
-func (kv extraKV) get(key string) (Value, bool) {
+func (kv extraKV) get(key string) (extra.Value, bool) {
 	if len(kv) > smallKV {
 		i, ok := slices.BinarySearchFunc(kv, key, func(m keyValue, k string) int { return strings.Compare(m.key, k) })
 		if ok {
 			return kv[i].v, true
 		}
-		return Value{}, false
+		return extra.Value{}, false
 	}
 	for i := range kv {
 		if kv[i].key == key {
 			return kv[i].v, true
 		}
 	}
-	return Value{}, false
+	return extra.Value{}, false
 }
 
 // parseExtra reads raw node extra JSON the way slurmctld stores it. ok is
@@ -73,11 +54,11 @@ func parseExtra(r *extraReader, raw []byte) (kv extraKV, ok bool) {
 		at = make(map[string]int, len(members))
 	}
 	for _, m := range members {
-		v := Value{Kind: m.kind, Bool: m.t}
+		v := extra.Value{Kind: m.kind, Bool: m.t}
 		switch m.kind {
-		case KindNumber:
+		case extra.KindNumber:
 			v.Num = m.num // as jsonNumber reads r.bytes(m.val)
-		case KindString:
+		case extra.KindString:
 			v.Str = r.intern(r.bytes(m.val))
 		}
 		key := r.bytes(m.key)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // gen draws random node sets and operands full of Slurm's edge cases.
@@ -128,7 +130,7 @@ func (g *gen) operand() Operand {
 	if g.r.IntN(2) == 0 {
 		raw = strTexts[g.r.IntN(len(strTexts))]
 		raw, _ = strconv.Unquote(raw)
-		raw = cString(raw)
+		raw = extra.CString(raw)
 	}
 	return Operand{Raw: raw, Num: f, NumOK: g.r.IntN(8) != 0, Bool: g.r.IntN(2) == 0}
 }
@@ -195,7 +197,7 @@ func checkAgainstNaive(t *testing.T, g *gen, s *Snapshot, ref *naive, rounds int
 	for i := range dst {
 		dst[i] = ^uint64(0) // leaves must overwrite
 	}
-	ops := []Op{Eq, Ne, Lt, Le, Gt, Ge}
+	ops := []extra.Op{extra.Eq, extra.Ne, extra.Lt, extra.Le, extra.Gt, extra.Ge}
 	keys := append([]string{"nokey", "a\x00x"}, genKeys...)
 	for k := 0; k < rounds; k++ {
 		key := keys[g.r.IntN(len(keys))]
@@ -205,7 +207,7 @@ func checkAgainstNaive(t *testing.T, g *gen, s *Snapshot, ref *naive, rounds int
 		what := fmt.Sprintf("ExtraLeaf(%q %v %+v)", key, op, o)
 		sameWords(t, what, dst, ref.extraLeaf(key, op, &o))
 		id := uint32(g.r.IntN(int(s.IDBound()) + 1))
-		want := int(id) < len(ref.nodes) && ref.nodes[id] != nil && ref.extra[id][key].Match(op, &o)
+		want := int(id) < len(ref.nodes) && ref.nodes[id] != nil && o.Match(ref.extra[id][key], op)
 		if got := s.NodeExtraLeaf(id, key, op, &o); got != want {
 			t.Fatalf("NodeExtraLeaf(%d) %s = %v, want %v", id, what, got, want)
 		}

@@ -1,11 +1,8 @@
 package index
 
-import "unicode/utf8"
-
-// maxDepth is json-c's default nesting limit, which Slurm keeps: a value may
-// sit inside at most maxDepth-1 arrays and objects, or the document is
-// rejected and the node has no extra data.
-const maxDepth = 32
+import (
+	"github.com/nodesift/sift/extra"
+)
 
 // member is one top-level member of a node's extra JSON, as spans of the
 // input (or of the reader's decoded bytes, for strings with escapes): no
@@ -14,7 +11,7 @@ type member struct {
 	key  textSpan
 	val  textSpan // a string's decoded bytes or a number's text
 	num  float64  // a number's value, read as fastNumber reads its text
-	kind Kind
+	kind extra.Kind
 	t    bool
 }
 
@@ -26,9 +23,12 @@ type textSpan struct {
 
 // extraReader reads node extra JSON in one strict pass: it accepts exactly
 // the RFC 8259 documents (as fastjson.Validate decides: raw bytes are not
-// checked for UTF-8) nested less than maxDepth deep, and decodes escapes as
-// json-c does, cutting keys and strings at a decoded NUL. Reused across
-// documents; not safe for concurrent use.
+// checked for UTF-8) nested less than extra.MaxDepth deep, and decodes escapes
+// as json-c does (extra.DecodeEscapes), cutting keys and strings at a decoded
+// NUL. It is independent of the reference reader ast.ParseExtra, which
+// validates with fastjson and walks the text again, so that fuzzing one
+// against the other checks this fast path. Reused across documents; not safe
+// for concurrent use.
 type extraReader struct {
 	s       []byte
 	i       int
@@ -144,23 +144,23 @@ func (r *extraReader) object() bool {
 			if m.val, ok = r.str(); !ok {
 				return false
 			}
-			m.kind = KindString
+			m.kind = extra.KindString
 		case c == '-' || c >= '0' && c <= '9':
 			start := r.i
 			if m.num, ok = r.numberValue(); !ok {
 				return false
 			}
-			m.kind, m.val = KindNumber, textSpan{lo: start, hi: r.i}
+			m.kind, m.val = extra.KindNumber, textSpan{lo: start, hi: r.i}
 		case c == 't' || c == 'f':
 			if !r.skip(1) {
 				return false
 			}
-			m.kind, m.t = KindBool, c == 't'
+			m.kind, m.t = extra.KindBool, c == 't'
 		default:
 			if !r.skip(1) {
 				return false
 			}
-			m.kind = KindUnusable
+			m.kind = extra.KindUnusable
 		}
 		r.members = append(r.members, m)
 		r.space()
@@ -181,7 +181,7 @@ func (r *extraReader) object() bool {
 
 // skip checks one value that sits inside depth containers.
 func (r *extraReader) skip(depth int) bool {
-	if depth >= maxDepth || r.i >= len(r.s) {
+	if depth >= extra.MaxDepth || r.i >= len(r.s) {
 		return false
 	}
 	switch c := r.s[r.i]; c {
@@ -405,7 +405,7 @@ func (r *extraReader) rawStr() (body textSpan, escaped, ok bool) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				i += 2
 			case 'u':
-				if _, ok := hex4(s[i+2:]); !ok {
+				if _, ok := extra.Hex4(s[i+2:]); !ok {
 					r.i = i
 					return textSpan{}, false, false
 				}
@@ -434,88 +434,6 @@ func (r *extraReader) str() (textSpan, bool) {
 		return body, ok
 	}
 	lo := len(r.dec)
-	r.dec = decodeEscapes(r.dec, r.s[body.lo:body.hi])
-	return textSpan{lo: lo, hi: lo + len(cBytes(r.dec[lo:])), dec: true}, true
-}
-
-// hex4 reads four hex digits.
-func hex4(b []byte) (rune, bool) {
-	if len(b) < 4 {
-		return 0, false
-	}
-	var u rune
-	for _, c := range b[:4] {
-		switch {
-		case c >= '0' && c <= '9':
-			u = u<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			u = u<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			u = u<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return u, true
-}
-
-// decodeEscapes appends a checked string body to b, decoded as json-c does:
-// a high surrogate not followed by a \u low surrogate, and a lone low
-// surrogate, each become U+FFFD; raw bytes are kept as they are.
-func decodeEscapes(b, body []byte) []byte {
-	high := rune(0) // a pending high surrogate
-	flush := func() {
-		if high != 0 {
-			b = utf8.AppendRune(b, utf8.RuneError)
-			high = 0
-		}
-	}
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '\\' && body[i+1] == 'u':
-			u, _ := hex4(body[i+2:])
-			i += 6
-			switch {
-			case high != 0 && u >= 0xDC00 && u <= 0xDFFF:
-				b = utf8.AppendRune(b, 0x10000+(high-0xD800)<<10+(u-0xDC00))
-				high = 0
-			case u >= 0xD800 && u <= 0xDBFF:
-				flush()
-				high = u
-			case u >= 0xDC00 && u <= 0xDFFF:
-				flush()
-				b = utf8.AppendRune(b, utf8.RuneError)
-			default:
-				flush()
-				b = utf8.AppendRune(b, u)
-			}
-		case c == '\\':
-			flush()
-			b = append(b, unescapeByte(body[i+1]))
-			i += 2
-		default:
-			flush()
-			b = append(b, c)
-			i++
-		}
-	}
-	flush()
-	return b
-}
-
-func unescapeByte(c byte) byte {
-	switch c {
-	case 'b':
-		return '\b'
-	case 'f':
-		return '\f'
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	}
-	return c // '"', '\\' and '/'
+	r.dec = extra.DecodeEscapes(r.dec, r.s[body.lo:body.hi])
+	return textSpan{lo: lo, hi: lo + len(extra.CBytes(r.dec[lo:])), dec: true}, true
 }

@@ -1,16 +1,9 @@
 package index
 
-// Op is a comparison operator of a Slurm extra-constraint leaf.
-type Op uint8
+import (
+	"strings"
 
-// The six comparison operators.
-const (
-	Eq Op = iota
-	Ne
-	Lt
-	Le
-	Gt
-	Ge
+	"github.com/nodesift/sift/extra"
 )
 
 // Operand is a leaf's request value, converted ahead of time for every node
@@ -29,64 +22,23 @@ type Operand struct {
 // RankRange is an inclusive range of ranks.
 type RankRange struct{ Lo, Hi uint32 }
 
-const fuzzyEpsilon = 0.00001
-
-// cmp3 is Slurm's three-way numeric comparison: equal within a strict 1e-5,
-// otherwise less or greater; NaN on either side compares greater.
-func cmp3(a, b float64) int {
-	d := a - b
-	if d > -fuzzyEpsilon && d < fuzzyEpsilon {
-		return 0
-	}
-	if a < b {
-		return -1
-	}
-	return 1
-}
-
-func (op Op) holds(c int) bool {
-	switch op {
-	case Eq:
-		return c == 0
-	case Ne:
-		return c != 0
-	case Lt:
-		return c < 0
-	case Le:
-		return c <= 0
-	case Gt:
-		return c > 0
-	case Ge:
-		return c >= 0
-	}
-	return false
-}
-
-// Match reports whether node value v satisfies `v op operand` under Slurm's
+// Match reports whether node value v satisfies `v op o` under Slurm's
 // rules: the node's kind decides the comparison; missing and unusable values
 // match nothing, for every operator.
-func (v Value) Match(op Op, o *Operand) bool {
+func (o *Operand) Match(v extra.Value, op extra.Op) bool {
 	switch v.Kind {
-	case KindNumber:
-		return o.NumOK && op.holds(cmp3(v.Num, o.Num))
-	case KindString:
-		c := 0
-		if v.Str < o.Raw {
-			c = -1
-		} else if v.Str > o.Raw {
-			c = 1
+	case extra.KindNumber:
+		return o.NumOK && op.Holds(extra.NumberOrder(v.Num, o.Num))
+	case extra.KindString:
+		return op.Holds(extra.Order(strings.Compare(v.Str, o.Raw)))
+	case extra.KindBool:
+		switch {
+		case v.Bool == o.Bool:
+			return op.Holds(extra.Equal)
+		case o.Bool:
+			return op.Holds(extra.Less)
 		}
-		return op.holds(c)
-	case KindBool:
-		c := 0
-		if v.Bool != o.Bool {
-			if o.Bool {
-				c = -1
-			} else {
-				c = 1
-			}
-		}
-		return op.holds(c)
+		return op.Holds(extra.Greater)
 	}
 	return false
 }
@@ -113,22 +65,18 @@ func SplitHost(name string) (alpha, digits string) {
 	return name[:i], name[i:]
 }
 
-// matchHost reports whether name satisfies q.
-func (q *HostQuery) matchHost(name string) bool {
+// Match reports whether name satisfies q.
+func (q *HostQuery) Match(name string) bool {
 	if q.Exact {
 		return name == q.Name
 	}
-	alpha, digits := SplitHost(name)
-	if alpha != q.Alpha || len(digits) != q.Digits || q.Digits == 0 {
+	if q.Digits == 0 || len(name) <= len(q.Alpha) || name[:len(q.Alpha)] != q.Alpha {
 		return false
 	}
-	var v uint64
-	for i := 0; i < len(digits); i++ {
-		d := uint64(digits[i] - '0')
-		if v > (^uint64(0)-d)/10 {
-			return false
-		}
-		v = v*10 + d
+	alpha, digits := SplitHost(name)
+	if len(alpha) != len(q.Alpha) || len(digits) != q.Digits {
+		return false
 	}
-	return v >= q.Lo && v <= q.Hi
+	v, ok := digitsValue(digits)
+	return ok && v >= q.Lo && v <= q.Hi
 }

@@ -1,17 +1,20 @@
 package index
 
-import "github.com/nodesift/sift/compiler/ast"
+import (
+	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
+)
 
 // naive is the plain per-node reference implementation every fast path is
 // tested against: one map of parsed extra data per node and loops over ids.
 type naive struct {
 	nodes []*Node // by id; nil for holes
-	extra []map[string]Value
+	extra []map[string]extra.Value
 	has   []bool
 }
 
 func newNaive(nodes []*Node) *naive {
-	r := &naive{nodes: nodes, extra: make([]map[string]Value, len(nodes)), has: make([]bool, len(nodes))}
+	r := &naive{nodes: nodes, extra: make([]map[string]extra.Value, len(nodes)), has: make([]bool, len(nodes))}
 	for id, n := range nodes {
 		if n != nil && n.Extra != nil {
 			r.extra[id], r.has[id] = oracleExtra(n.Extra)
@@ -23,24 +26,8 @@ func newNaive(nodes []*Node) *naive {
 // oracleExtra types raw with ast.ParseExtra, the independent oracle of
 // Slurm's node-side JSON typing, so that the index's own reader is checked
 // against it wherever the naive reference is.
-func oracleExtra(raw []byte) (map[string]Value, bool) {
-	kv, ok := ast.ParseExtra(raw)
-	if !ok {
-		return nil, false
-	}
-	out := make(map[string]Value, len(kv))
-	for k, v := range kv {
-		out[k] = Value{Kind: kinds[v.Kind], Num: v.Num, Str: v.Str, Bool: v.Bool}
-	}
-	return out, true
-}
-
-var kinds = map[ast.Kind]Kind{
-	ast.KindMissing:  KindMissing,
-	ast.KindNumber:   KindNumber,
-	ast.KindString:   KindString,
-	ast.KindBool:     KindBool,
-	ast.KindUnusable: KindUnusable,
+func oracleExtra(raw []byte) (map[string]extra.Value, bool) {
+	return ast.ParseExtra(raw)
 }
 
 func (r *naive) words() int { return (len(r.nodes) + 63) / 64 }
@@ -55,8 +42,8 @@ func (r *naive) leaf(match func(id int, n *Node) bool) []uint64 {
 	return dst
 }
 
-func (r *naive) extraLeaf(key string, op Op, v *Operand) []uint64 {
-	return r.leaf(func(id int, _ *Node) bool { return r.extra[id][key].Match(op, v) })
+func (r *naive) extraLeaf(key string, op extra.Op, v *Operand) []uint64 {
+	return r.leaf(func(id int, _ *Node) bool { return v.Match(r.extra[id][key], op) })
 }
 
 func (r *naive) propertyLeaf(name string) []uint64 {
@@ -77,7 +64,7 @@ func (r *naive) rankLeaf(ranges []RankRange) []uint64 {
 func (r *naive) hostLeaf(qs []HostQuery) []uint64 {
 	return r.leaf(func(_ int, n *Node) bool {
 		for i := range qs {
-			if qs[i].matchHost(n.Name) {
+			if qs[i].Match(n.Name) {
 				return true
 			}
 		}

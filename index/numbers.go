@@ -3,7 +3,6 @@ package index
 import (
 	"math"
 	"strconv"
-	"strings"
 	"unsafe"
 )
 
@@ -63,7 +62,7 @@ func radixSort(es []numEnt) []numEnt {
 }
 
 // digitsValue reads a run of decimal digits; ok is false on uint64 overflow
-// (such a name then matches no range query, as in HostQuery.matchHost).
+// (such a name then matches no range query, as in HostQuery.Match).
 func digitsValue(digits string) (uint64, bool) {
 	var v uint64
 	for i := 0; i < len(digits); i++ {
@@ -74,16 +73,6 @@ func digitsValue(digits string) (uint64, bool) {
 		v = v*10 + d
 	}
 	return v, true
-}
-
-// cBytes cuts b at its first NUL: Slurm keeps json-c strings as C strings.
-func cBytes(b []byte) []byte {
-	for i, c := range b {
-		if c == 0 {
-			return b[:i]
-		}
-	}
-	return b
 }
 
 // fastNumber is jsonNumber without allocating: integers are read as int64
@@ -174,12 +163,4 @@ func simpleDecimal(text []byte) (float64, bool) {
 		f = -f
 	}
 	return f, true
-}
-
-// cString cuts s at its first NUL.
-func cString(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // trickyExtra are documents on which a lenient JSON reader and json-c (as
@@ -54,8 +56,8 @@ func deepDoc(n int, inner string) string {
 
 // sameValue compares numbers by value: the columns keep -0 as 0, which no
 // comparison can tell apart.
-func sameValue(a, b Value) bool {
-	if a.Kind == KindNumber && b.Kind == KindNumber && math.IsNaN(a.Num) && math.IsNaN(b.Num) {
+func sameValue(a, b extra.Value) bool {
+	if a.Kind == extra.KindNumber && b.Kind == extra.KindNumber && math.IsNaN(a.Num) && math.IsNaN(b.Num) {
 		return true
 	}
 	return a.Kind == b.Kind && a.Str == b.Str && a.Bool == b.Bool &&
@@ -78,7 +80,7 @@ func checkParity(t *testing.T, docs [][]byte) {
 	for i, d := range docs {
 		want, wantOK := oracleExtra(d)
 		kv, gotOK := parseExtra(&r, d)
-		got := map[string]Value{}
+		got := map[string]extra.Value{}
 		for _, m := range kv {
 			if _, dup := got[m.key]; dup {
 				t.Fatalf("%q: key %q twice", d, m.key)
@@ -88,7 +90,7 @@ func checkParity(t *testing.T, docs [][]byte) {
 		if gotOK != wantOK || s.HasExtra(uint32(i)) != wantOK {
 			t.Fatalf("%q: accepted %v (snapshot %v), ast.ParseExtra %v", d, gotOK, s.HasExtra(uint32(i)), wantOK)
 		}
-		if _, ok := kv.get("\xffabsent"); ok != (want["\xffabsent"].Kind != KindMissing) {
+		if _, ok := kv.get("\xffabsent"); ok != (want["\xffabsent"].Kind != extra.KindMissing) {
 			t.Fatalf("%q: get disagrees on an absent key", d)
 		}
 		if len(got) != len(want) {

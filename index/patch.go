@@ -6,12 +6,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // late is a changed node's new value under one key, in a fold.
 type late struct {
 	id uint32
-	v  Value
+	v  extra.Value
 }
 
 // placed is a late value located among its type's distinct values.
@@ -30,7 +32,7 @@ func (old *column) patch(lates []late, skip []uint64, bound uint32, words int) (
 	var nan, unusable []uint32
 	for _, l := range lates {
 		switch l.v.Kind {
-		case KindNumber:
+		case extra.KindNumber:
 			if l.v.Num != l.v.Num {
 				nan = append(nan, l.id)
 				continue
@@ -41,19 +43,19 @@ func (old *column) patch(lates []late, skip []uint64, bound uint32, words int) (
 				return nil, false
 			}
 			nums = append(nums, placed{uint32(d), l.id})
-		case KindString:
+		case extra.KindString:
 			d, found := slices.BinarySearchFunc(old.strs, l.v.Str, strings.Compare)
 			if !found {
 				return nil, false
 			}
 			strs = append(strs, placed{uint32(d), l.id})
-		case KindBool:
+		case extra.KindBool:
 			d := slices.Index(old.bools, l.v.Bool)
 			if d < 0 {
 				return nil, false
 			}
 			bools = append(bools, placed{uint32(d), l.id})
-		case KindUnusable:
+		case extra.KindUnusable:
 			unusable = append(unusable, l.id)
 		}
 	}
@@ -87,19 +89,19 @@ func (old *column) patch(lates []late, skip []uint64, bound uint32, words int) (
 		c.dense[id] = 0
 	}
 	for _, p := range nums {
-		c.dense[p.id] = vref(KindNumber, p.d)
+		c.dense[p.id] = vref(extra.KindNumber, p.d)
 	}
 	for _, id := range nan {
-		c.dense[id] = vref(KindNumber, nanIdx)
+		c.dense[id] = vref(extra.KindNumber, nanIdx)
 	}
 	for _, p := range strs {
-		c.dense[p.id] = vref(KindString, p.d)
+		c.dense[p.id] = vref(extra.KindString, p.d)
 	}
 	for _, p := range bools {
-		c.dense[p.id] = vref(KindBool, p.d)
+		c.dense[p.id] = vref(extra.KindBool, p.d)
 	}
 	for _, id := range unusable {
-		c.dense[id] = vref(KindUnusable, 0)
+		c.dense[id] = vref(extra.KindUnusable, 0)
 	}
 	c.compact()
 	return c, true

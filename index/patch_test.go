@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // foldByRebuild is fold's plain path: every touched column rebuilt from its
@@ -23,7 +25,7 @@ func foldByRebuild(s *Snapshot, key string) *column {
 	}
 	for _, e := range changes {
 		if v, ok := e.kv.get(key); ok && e.n != nil {
-			if v.Kind == KindNumber {
+			if v.Kind == extra.KindNumber {
 				cb.addLateNum(e.id, v.Num)
 			} else {
 				cb.addValue(e.id, v)
@@ -114,17 +116,17 @@ func TestFoldSwitchingToDenseMatchesRefMode(t *testing.T) {
 	}
 	for _, key := range []string{"a", "foo", "mem", "b"} {
 		r := rand.New(rand.NewPCG(uint64(len(key)), 3))
-		var vals []Value
+		var vals []extra.Value
 		for range changes {
 			switch k := r.IntN(10); {
 			case k < 2: // numbers do not count towards the switch
-				vals = append(vals, Value{Kind: KindNumber, Num: float64(r.IntN(5000)) / 8})
+				vals = append(vals, extra.Value{Kind: extra.KindNumber, Num: float64(r.IntN(5000)) / 8})
 			case k < 8:
-				vals = append(vals, Value{Kind: KindString, Str: fmt.Sprint(r.IntN(40))})
+				vals = append(vals, extra.Value{Kind: extra.KindString, Str: fmt.Sprint(r.IntN(40))})
 			case k < 9:
-				vals = append(vals, Value{Kind: KindBool, Bool: r.IntN(2) == 0})
+				vals = append(vals, extra.Value{Kind: extra.KindBool, Bool: r.IntN(2) == 0})
 			default:
-				vals = append(vals, Value{Kind: KindUnusable})
+				vals = append(vals, extra.Value{Kind: extra.KindUnusable})
 			}
 		}
 		dense, refs := newColBuilder(s.bound), newColBuilder(s.bound)
@@ -132,7 +134,7 @@ func TestFoldSwitchingToDenseMatchesRefMode(t *testing.T) {
 		for _, cb := range []*colBuilder{dense, refs} {
 			s.b.cols[key].feed(cb, changed, changes)
 			for id, v := range vals {
-				if v.Kind == KindNumber {
+				if v.Kind == extra.KindNumber {
 					cb.addLateNum(uint32(id), v.Num)
 				} else {
 					cb.addValue(uint32(id), v)

@@ -1,5 +1,7 @@
 package index
 
+import "github.com/nodesift/sift/extra"
+
 // maxCheckpoints bounds the cumulative bitmaps kept per sorted column, so a
 // column costs at most maxCheckpoints*Words()*8 bytes whatever its size.
 const maxCheckpoints = 64
@@ -122,19 +124,19 @@ func searchU32(a []uint32, x uint32) int {
 
 // opSpans returns the positions satisfying op, given that positions [0, i)
 // compare less than the request, [i, j) equal and [j, n) greater.
-func opSpans(op Op, i, j, n uint32) (out [2]span) {
+func opSpans(op extra.Op, i, j, n uint32) (out [2]span) {
 	switch op {
-	case Eq:
+	case extra.Eq:
 		out[0] = span{i, j}
-	case Ne:
+	case extra.Ne:
 		out[0], out[1] = span{0, i}, span{j, n}
-	case Lt:
+	case extra.Lt:
 		out[0] = span{0, i}
-	case Le:
+	case extra.Le:
 		out[0] = span{0, j}
-	case Gt:
+	case extra.Gt:
 		out[0] = span{j, n}
-	case Ge:
+	case extra.Ge:
 		out[0] = span{i, n}
 	}
 	return out

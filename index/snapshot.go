@@ -2,6 +2,7 @@ package index
 
 import (
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/extra"
 )
 
 // Snapshot is an immutable view of the node store, safe for any number of
@@ -92,14 +93,14 @@ func (s *Snapshot) HasExtra(id uint32) bool {
 }
 
 // ExtraValue returns node id's extra value under key.
-func (s *Snapshot) ExtraValue(id uint32, key string) Value {
+func (s *Snapshot) ExtraValue(id uint32, key string) extra.Value {
 	if e := s.entry(id); e != nil {
 		v, _ := e.kv.get(key)
 		return v
 	}
 	c := s.b.cols[key]
 	if c == nil {
-		return Value{}
+		return extra.Value{}
 	}
 	return c.value(id)
 }
@@ -135,7 +136,7 @@ func setBit(dst []uint64, id uint32, on bool) {
 
 // ExtraLeaf overwrites dst (at least Words() long) with the live nodes whose
 // extra value under key satisfies `value op v`.
-func (s *Snapshot) ExtraLeaf(key string, op Op, v *Operand, dst []uint64) {
+func (s *Snapshot) ExtraLeaf(key string, op extra.Op, v *Operand, dst []uint64) {
 	k := sink{dst: dst}
 	if c := s.b.cols[key]; c != nil {
 		c.writeLeaf(op, v, &k)
@@ -146,7 +147,7 @@ func (s *Snapshot) ExtraLeaf(key string, op Op, v *Operand, dst []uint64) {
 			var match bool
 			if e.n != nil {
 				ev, _ := e.kv.get(key)
-				match = ev.Match(op, v)
+				match = v.Match(ev, op)
 			}
 			setBit(dst, e.id, match)
 		}
@@ -154,9 +155,9 @@ func (s *Snapshot) ExtraLeaf(key string, op Op, v *Operand, dst []uint64) {
 }
 
 // NodeExtraLeaf reports whether node id satisfies the leaf.
-func (s *Snapshot) NodeExtraLeaf(id uint32, key string, op Op, v *Operand) bool {
+func (s *Snapshot) NodeExtraLeaf(id uint32, key string, op extra.Op, v *Operand) bool {
 	_, live := s.Node(id)
-	return live && s.ExtraValue(id, key).Match(op, v)
+	return live && v.Match(s.ExtraValue(id, key), op)
 }
 
 func nodeHas(n *Node, name string) bool {
@@ -309,7 +310,7 @@ func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
 			on := false
 			if e.n != nil {
 				for i := range qs {
-					if qs[i].matchHost(e.n.Name) {
+					if qs[i].Match(e.n.Name) {
 						on = true
 						break
 					}

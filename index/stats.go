@@ -1,5 +1,7 @@
 package index
 
+import "github.com/nodesift/sift/extra"
+
 // KeyStats describes one extra key's column for the optimizer: how many live
 // nodes have the key, split by JSON type, and how many distinct values the
 // columns hold.
@@ -7,15 +9,15 @@ type KeyStats struct {
 	Nodes, Numbers, Strings, Bools, Unusable, Distinct int
 }
 
-func (k *KeyStats) add(kind Kind, d int) {
+func (k *KeyStats) add(kind extra.Kind, d int) {
 	switch kind {
-	case KindNumber:
+	case extra.KindNumber:
 		k.Numbers += d
-	case KindString:
+	case extra.KindString:
 		k.Strings += d
-	case KindBool:
+	case extra.KindBool:
 		k.Bools += d
-	case KindUnusable:
+	case extra.KindUnusable:
 		k.Unusable += d
 	default:
 		return
@@ -79,7 +81,7 @@ func (s *Snapshot) PropertyCount(name string) int {
 // EstimateLeaf returns about how many live nodes satisfy the leaf: exact
 // over the columnar base, ignoring nodes changed since it was built. It costs
 // a few binary searches.
-func (s *Snapshot) EstimateLeaf(key string, op Op, v *Operand) int {
+func (s *Snapshot) EstimateLeaf(key string, op extra.Op, v *Operand) int {
 	c := s.b.cols[key]
 	if c == nil {
 		return 0

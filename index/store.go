@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // Fold thresholds: an update whose snapshot has foldAt changed nodes starts a
@@ -216,7 +218,7 @@ func fold(s *Snapshot) *base {
 			}
 		}
 		for k, c := range b.cols {
-			if c.kind(e.id) != KindMissing {
+			if c.kind(e.id) != extra.KindMissing {
 				touched[k] = true
 			}
 		}
@@ -270,7 +272,7 @@ func fold(s *Snapshot) *base {
 			c.feed(cb, changed, len(changes))
 		}
 		for _, l := range lates[key] {
-			if l.v.Kind == KindNumber {
+			if l.v.Kind == extra.KindNumber {
 				cb.addLateNum(l.id, l.v.Num)
 			} else {
 				cb.addValue(l.id, l.v)

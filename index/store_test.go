@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // model is the plain state a store should hold: nodes by id, nil for holes.
@@ -208,12 +210,12 @@ func TestConcurrentReadersWhileWriterUpdates(t *testing.T) {
 				}
 				s := st.Snapshot()
 				dst := make([]uint64, s.Words())
-				s.ExtraLeaf("a", Ge, &o, dst)
+				s.ExtraLeaf("a", extra.Ge, &o, dst)
 				s.PropertyLeaf("ib", dst)
 				s.HostLeaf([]HostQuery{{Alpha: "n", Digits: 1, Lo: 0, Hi: 9}}, dst)
 				s.RankLeaf([]RankRange{{0, 10}}, dst)
 				_ = s.KeyStats("a")
-				s0.ExtraLeaf("a", Lt, &o, make([]uint64, s0.Words()))
+				s0.ExtraLeaf("a", extra.Lt, &o, make([]uint64, s0.Words()))
 			}
 		}()
 	}

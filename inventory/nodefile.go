@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 	"github.com/valyala/fastjson"
 )
@@ -549,7 +550,7 @@ func (r *nodeReader) checkExtra(n *index.Node, raw []byte, m member) {
 	}
 	why := "is not valid JSON"
 	if fastjson.ValidateBytes(raw) == nil {
-		why = fmt.Sprintf("nests a value %d arrays and objects deep (json-c's limit)", ast.MaxExtraDepth)
+		why = fmt.Sprintf("nests a value %d arrays and objects deep (json-c's limit)", extra.MaxDepth)
 	}
 	line, _ := r.position(m.valStart)
 	r.warnings = append(r.warnings, Warning{File: r.file, Line: line, Node: n.Name,

@@ -8,6 +8,7 @@ import (
 	"github.com/valyala/fastjson"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 )
@@ -105,7 +106,7 @@ func extraWarnings(file string, nodes []index.Node) []Warning {
 	var ws []Warning
 	for i := range nodes {
 		if len(nodes[i].Extra) > 0 && !ast.ExtraUsable(nodes[i].Extra) {
-			ws = append(ws, Warning{File: file, Line: 1, Msg: fmt.Sprintf("node %s: extra is not valid JSON or nests a value %d arrays and objects deep (json-c's limit); the node matches no extra constraint", nodes[i].Name, ast.MaxExtraDepth)})
+			ws = append(ws, Warning{File: file, Line: 1, Msg: fmt.Sprintf("node %s: extra is not valid JSON or nests a value %d arrays and objects deep (json-c's limit); the node matches no extra constraint", nodes[i].Name, extra.MaxDepth)})
 		}
 	}
 	return ws

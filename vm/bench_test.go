@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkMachineRun(b *testing.B) {
 				b.Fatal(err)
 			}
 			e := &expr{op: "and", kids: []*expr{
-				{op: "extra", leaf: ExtraLeaf{Key: "a", Op: index.Ge, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
+				{op: "extra", leaf: ExtraLeaf{Key: "a", Op: extra.Ge, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
 				{op: "prop", name: "gpu"},
 				{op: "not", kids: []*expr{{op: "prop", name: "big"}}},
 			}}
@@ -46,7 +47,7 @@ func BenchmarkMatchNode(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := (&expr{op: "and", kids: []*expr{
-		{op: "extra", leaf: ExtraLeaf{Key: "a", Op: index.Ge, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
+		{op: "extra", leaf: ExtraLeaf{Key: "a", Op: extra.Ge, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
 		{op: "prop", name: "gpu"},
 		{op: "not", kids: []*expr{{op: "prop", name: "big"}}},
 	}}).program(b)
@@ -70,7 +71,7 @@ func BenchmarkMachineRunClustered(b *testing.B) {
 			}
 			e := &expr{op: "and", kids: []*expr{
 				{op: "ranks", ranks: []index.RankRange{{Lo: 0, Hi: 999}}},
-				{op: "extra", leaf: ExtraLeaf{Key: "a", Op: index.Ge, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
+				{op: "extra", leaf: ExtraLeaf{Key: "a", Op: extra.Ge, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
 				{op: "prop", name: "gpu"},
 				{op: "not", kids: []*expr{{op: "prop", name: "big"}}},
 			}}

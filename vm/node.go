@@ -104,31 +104,9 @@ func inRanks(rank uint32, ranges []index.RankRange) bool {
 // index.HostQuery documents.
 func matchHosts(name string, qs []index.HostQuery) bool {
 	for i := range qs {
-		if matchHost(name, &qs[i]) {
+		if qs[i].Match(name) {
 			return true
 		}
 	}
 	return false
-}
-
-func matchHost(name string, q *index.HostQuery) bool {
-	if q.Exact {
-		return name == q.Name
-	}
-	if q.Digits == 0 || len(name) <= len(q.Alpha) || name[:len(q.Alpha)] != q.Alpha {
-		return false
-	}
-	alpha, digits := index.SplitHost(name)
-	if len(alpha) != len(q.Alpha) || len(digits) != q.Digits {
-		return false
-	}
-	var v uint64
-	for i := 0; i < len(digits); i++ {
-		d := uint64(digits[i] - '0')
-		if v > (^uint64(0)-d)/10 {
-			return false
-		}
-		v = v*10 + d
-	}
-	return v >= q.Lo && v <= q.Hi
 }

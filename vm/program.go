@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
@@ -88,7 +89,7 @@ type Instr struct {
 // compared with Operand, which is already converted for every node type.
 type ExtraLeaf struct {
 	Key     string
-	Op      index.Op
+	Op      extra.Op
 	Operand index.Operand
 }
 
@@ -171,7 +172,7 @@ func (b *Builder) Const(v bool) {
 }
 
 // Extra pushes the nodes satisfying `value(key) op operand`.
-func (b *Builder) Extra(key string, op index.Op, operand index.Operand) {
+func (b *Builder) Extra(key string, op extra.Op, operand index.Operand) {
 	b.p.extras = append(b.p.extras, ExtraLeaf{Key: key, Op: op, Operand: operand})
 	b.emit(OpExtra, uint32(len(b.p.extras)-1), 0, 1)
 }
@@ -278,7 +279,7 @@ func (p *Program) instrText(pc int) string {
 		if l.Operand.NumOK {
 			num = strconv.FormatFloat(l.Operand.Num, 'g', -1, 64)
 		}
-		return fmt.Sprintf("%-13s %q %s %q (num=%s bool=%t)", in.Op, l.Key, opSymbol(l.Op), l.Operand.Raw, num, l.Operand.Bool)
+		return fmt.Sprintf("%-13s %q %s %q (num=%s bool=%t)", in.Op, l.Key, l.Op, l.Operand.Raw, num, l.Operand.Bool)
 	case OpProperty:
 		return fmt.Sprintf("%-13s %q", in.Op, p.props[in.A])
 	case OpRanks:
@@ -300,13 +301,4 @@ func (p *Program) instrText(pc int) string {
 		return fmt.Sprintf("%-13s %04d", in.Op, in.A)
 	}
 	return in.Op.String()
-}
-
-var opSymbols = [...]string{index.Eq: "=", index.Ne: "!=", index.Lt: "<", index.Le: "<=", index.Gt: ">", index.Ge: ">="}
-
-func opSymbol(op index.Op) string {
-	if int(op) < len(opSymbols) {
-		return opSymbols[op]
-	}
-	return "?"
 }

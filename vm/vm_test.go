@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 )
 
@@ -110,7 +111,7 @@ func (e *expr) eval(s *index.Snapshot, id uint32) bool {
 	case "true":
 		return true
 	case "extra":
-		return s.ExtraValue(id, e.leaf.Key).Match(e.leaf.Op, &e.leaf.Operand)
+		return e.leaf.Operand.Match(s.ExtraValue(id, e.leaf.Key), e.leaf.Op)
 	case "prop":
 		if n.Name == e.name {
 			return true
@@ -231,7 +232,7 @@ func randExpr(r *rand.Rand, depth int) *expr {
 			case "true", "bar", "baz", "x":
 				o.Bool = true
 			}
-			return &expr{op: "extra", leaf: ExtraLeaf{Key: testKeys[r.IntN(len(testKeys))], Op: index.Op(r.IntN(6)), Operand: o}}
+			return &expr{op: "extra", leaf: ExtraLeaf{Key: testKeys[r.IntN(len(testKeys))], Op: extra.Op(r.IntN(6)), Operand: o}}
 		}
 	}
 	switch r.IntN(5) {
@@ -376,7 +377,7 @@ func TestZeroProgramMatchesNothing(t *testing.T) {
 
 func TestDisassembleShowsOperands(t *testing.T) {
 	e := &expr{op: "and", kids: []*expr{
-		{op: "extra", leaf: ExtraLeaf{Key: "a", Op: index.Le, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
+		{op: "extra", leaf: ExtraLeaf{Key: "a", Op: extra.Le, Operand: index.Operand{Raw: "1.5", Num: 1.5, NumOK: true, Bool: true}}},
 		{op: "or", kids: []*expr{{op: "prop", name: "gpu"}, {op: "not", kids: []*expr{{op: "ranks", ranks: []index.RankRange{{Lo: 0, Hi: 3}, {Lo: 7, Hi: 7}}}}}}},
 		{op: "hosts", name: "n[1-4]", hosts: []index.HostQuery{{Alpha: "n", Digits: 1, Lo: 1, Hi: 4}}},
 	}}

@@ -1,6 +1,10 @@
 package ast
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/nodesift/sift/extra"
+)
 
 // Node is one node of a constraint tree.
 type Node interface {
@@ -41,7 +45,7 @@ type Const struct {
 type Compare struct {
 	Start int
 	Key   string
-	Op    CmpOp
+	Op    extra.Op
 	Value string
 }
 
@@ -86,39 +90,6 @@ func (*Compare) node()  {}
 func (*Property) node() {}
 func (*Hostlist) node() {}
 func (*Ranks) node()    {}
-
-// CmpOp is a comparison operator of a Compare leaf.
-type CmpOp uint8
-
-// The six comparison operators of Slurm's extra constraints.
-const (
-	OpEq CmpOp = iota // =
-	OpNe              // !=
-	OpLt              // <
-	OpLe              // <=
-	OpGt              // >
-	OpGe              // >=
-)
-
-var opText = [...]string{OpEq: "=", OpNe: "!=", OpLt: "<", OpLe: "<=", OpGt: ">", OpGe: ">="}
-
-// String returns the operator as written in Slurm syntax.
-func (op CmpOp) String() string {
-	if int(op) < len(opText) {
-		return opText[op]
-	}
-	return "?"
-}
-
-// ParseCmpOp returns the operator spelled s, if s is exactly one of the six.
-func ParseCmpOp(s string) (CmpOp, bool) {
-	for i, t := range opText {
-		if s == t {
-			return CmpOp(i), true
-		}
-	}
-	return 0, false
-}
 
 // Dump returns a language-neutral, fully parenthesized rendering of n, for
 // tests and debugging.

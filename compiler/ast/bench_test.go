@@ -3,6 +3,8 @@ package ast
 import (
 	"fmt"
 	"testing"
+
+	"github.com/nodesift/sift/extra"
 )
 
 func BenchmarkSlurmNumber(b *testing.B) {
@@ -37,14 +39,14 @@ func BenchmarkParseExtra(b *testing.B) {
 }
 
 func BenchmarkEval(b *testing.B) {
-	extra, _ := ParseExtra([]byte(`{ "a": 1.23, "b": true, "c": 0, "foo": "bar", "zed": 23 }`))
-	f := &Facts{Name: "n1", HasExtra: true, Extra: extra}
+	kv, _ := ParseExtra([]byte(`{ "a": 1.23, "b": true, "c": 0, "foo": "bar", "zed": 23 }`))
+	f := &Facts{Name: "n1", HasExtra: true, Extra: kv}
 	for _, leaves := range []int{3, 10} {
 		var xs []Node
 		for i := 0; i < leaves; i++ {
-			xs = append(xs, &Compare{Key: []string{"a", "b", "foo", "zed"}[i%4], Op: OpGe, Value: fmt.Sprint(i)})
+			xs = append(xs, &Compare{Key: []string{"a", "b", "foo", "zed"}[i%4], Op: extra.Ge, Value: fmt.Sprint(i)})
 		}
-		n := &Or{X: []Node{&And{X: xs}, &Compare{Key: "c", Op: OpEq, Value: "0"}}}
+		n := &Or{X: []Node{&And{X: xs}, &Compare{Key: "c", Op: extra.Eq, Value: "0"}}}
 		b.Run(fmt.Sprintf("leaves=%d", leaves+1), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

@@ -1,5 +1,7 @@
 package ast
 
+import "github.com/nodesift/sift/extra"
+
 // Facts is what the reference evaluator knows about one node.
 type Facts struct {
 	// Name is the node's hostname.
@@ -10,7 +12,7 @@ type Facts struct {
 	// every Compare leaf is false.
 	HasExtra bool
 	// Extra is the node's extra data typed by ParseExtra.
-	Extra map[string]Value
+	Extra map[string]extra.Value
 	// Properties are the node's features (Slurm) or properties (Flux).
 	Properties []string
 }
@@ -42,7 +44,7 @@ func Eval(n Node, f *Facts) bool {
 			return false
 		}
 		// A missing key is the zero Value, KindMissing: false for every op.
-		return f.Extra[n.Key].Match(n.Op, n.Value)
+		return Match(f.Extra[n.Key], n.Op, n.Value)
 	case *Property:
 		if n.Name == f.Name {
 			return true

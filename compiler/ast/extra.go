@@ -4,29 +4,24 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/nodesift/sift/extra"
 	"github.com/valyala/fastjson"
 )
 
-// MaxExtraDepth is json-c's default nesting limit (JSON_TOKENER_DEFAULT_DEPTH),
-// which Slurm's JSON serializer keeps: a value may sit inside at most
-// MaxExtraDepth-1 arrays and objects.
-const MaxExtraDepth = 32
-
 // ParseExtra types a node's raw extra JSON as slurmctld stores it. ok is
 // false when raw is not strict RFC 8259 JSON (as fastjson.Validate decides)
-// or nests a value inside MaxExtraDepth or more arrays and objects: the node
+// or nests a value inside extra.MaxDepth or more arrays and objects: the node
 // then has no extra data. A valid document whose top level is not an object
 // gives ok and no keys. Duplicate keys: the last wins. Escapes decode as
 // json-c decodes them (an unpaired surrogate becomes U+FFFD), and keys and
 // strings end at a NUL, as json-c's C strings do. Integers (no '.', 'e' or
 // 'E') are read as int64, clamped at its bounds, then converted to float64;
 // reals are correctly rounded, overflowing to ±Inf.
-func ParseExtra(raw []byte) (map[string]Value, bool) {
+func ParseExtra(raw []byte) (map[string]extra.Value, bool) {
 	// The nesting bound first, so that validating deep input never
 	// recurses deeply.
-	if openDepth(raw) > MaxExtraDepth || fastjson.ValidateBytes(raw) != nil {
+	if openDepth(raw) > extra.MaxDepth || fastjson.ValidateBytes(raw) != nil {
 		return nil, false
 	}
 	r := extraReader{s: raw}
@@ -35,9 +30,9 @@ func ParseExtra(raw []byte) (map[string]Value, bool) {
 		if _, ok := r.value(0); !ok {
 			return nil, false
 		}
-		return map[string]Value{}, true
+		return map[string]extra.Value{}, true
 	}
-	out := map[string]Value{}
+	out := map[string]extra.Value{}
 	r.i++
 	r.space()
 	if r.s[r.i] == '}' {
@@ -53,7 +48,7 @@ func ParseExtra(raw []byte) (map[string]Value, bool) {
 		if !ok {
 			return nil, false
 		}
-		out[cString(key)] = v
+		out[extra.CString(key)] = v
 		r.space()
 		if r.s[r.i] == '}' {
 			return out, true
@@ -99,30 +94,30 @@ func (r *extraReader) space() {
 
 // value reads one value that sits inside depth containers. ok is false when
 // it, or anything in it, is nested too deep for json-c.
-func (r *extraReader) value(depth int) (v Value, ok bool) {
-	if depth >= MaxExtraDepth {
-		return Value{}, false
+func (r *extraReader) value(depth int) (v extra.Value, ok bool) {
+	if depth >= extra.MaxDepth {
+		return extra.Value{}, false
 	}
 	switch c := r.s[r.i]; c {
 	case '"':
-		return Value{Kind: KindString, Str: cString(r.str())}, true
+		return extra.Value{Kind: extra.KindString, Str: extra.CString(r.str())}, true
 	case '{', '[':
-		return Value{Kind: KindUnusable}, r.container(depth)
+		return extra.Value{Kind: extra.KindUnusable}, r.container(depth)
 	case 't':
 		r.i += len("true")
-		return Value{Kind: KindBool, Bool: true}, true
+		return extra.Value{Kind: extra.KindBool, Bool: true}, true
 	case 'f':
 		r.i += len("false")
-		return Value{Kind: KindBool}, true
+		return extra.Value{Kind: extra.KindBool}, true
 	case 'n':
 		r.i += len("null")
-		return Value{Kind: KindUnusable}, true
+		return extra.Value{Kind: extra.KindUnusable}, true
 	}
 	start := r.i
 	for r.i < len(r.s) && strings.IndexByte("+-0123456789.eE", r.s[r.i]) >= 0 {
 		r.i++
 	}
-	return Value{Kind: KindNumber, Num: jsonNumber(string(r.s[start:r.i]))}, true
+	return extra.Value{Kind: extra.KindNumber, Num: jsonNumber(string(r.s[start:r.i]))}, true
 }
 
 // container skips an array or object at depth; its members sit at depth+1.
@@ -154,78 +149,18 @@ func (r *extraReader) container(depth int) bool {
 	}
 }
 
-// str reads a string token and decodes its escapes as json-c does: a high
-// surrogate not followed by a \u low surrogate, and a lone low surrogate,
-// each become U+FFFD; \u0000 gives a NUL byte (which cString later treats
-// as the end). Raw bytes are kept as they are, valid UTF-8 or not.
+// str reads a string token and decodes it with extra.DecodeEscapes.
 func (r *extraReader) str() string {
 	r.i++ // opening quote
-	var b []byte
-	high := rune(0) // a pending high surrogate
-	flushHigh := func() {
-		if high != 0 {
-			b = utf8.AppendRune(b, utf8.RuneError)
-			high = 0
-		}
-	}
-	for {
-		c := r.s[r.i]
-		switch {
-		case c == '"':
-			flushHigh()
-			r.i++
-			return string(b)
-		case c == '\\' && r.s[r.i+1] == 'u':
-			u64, _ := strconv.ParseUint(string(r.s[r.i+2:r.i+6]), 16, 32)
-			u := rune(u64)
-			r.i += 6
-			switch {
-			case high != 0 && u >= 0xDC00 && u <= 0xDFFF:
-				b = utf8.AppendRune(b, 0x10000+(high-0xD800)<<10+(u-0xDC00))
-				high = 0
-			case u >= 0xD800 && u <= 0xDBFF:
-				flushHigh()
-				high = u
-			case u >= 0xDC00 && u <= 0xDFFF:
-				flushHigh()
-				b = utf8.AppendRune(b, utf8.RuneError)
-			default:
-				flushHigh()
-				b = utf8.AppendRune(b, u)
-			}
-		case c == '\\':
-			flushHigh()
-			b = append(b, unescape(r.s[r.i+1]))
-			r.i += 2
-		default:
-			flushHigh()
-			b = append(b, c)
+	start := r.i
+	for r.s[r.i] != '"' {
+		if r.s[r.i] == '\\' {
 			r.i++
 		}
+		r.i++
 	}
-}
-
-func unescape(c byte) byte {
-	switch c {
-	case 'b':
-		return '\b'
-	case 'f':
-		return '\f'
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	}
-	return c // '"', '\\' and '/'
-}
-
-func cString(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
+	r.i++ // closing quote
+	return string(extra.DecodeEscapes(nil, r.s[start:r.i-1]))
 }
 
 func jsonNumber(text string) float64 {
@@ -243,7 +178,7 @@ func jsonNumber(text string) float64 {
 }
 
 // ExtraUsable reports whether slurmctld would keep raw as a node's extra
-// data: strict JSON nesting no value inside MaxExtraDepth arrays and objects. A node whose extra
+// data: strict JSON nesting no value inside extra.MaxDepth arrays and objects. A node whose extra
 // fails this has no extra data, and Slurm logs "Failed to decode extra".
 func ExtraUsable(raw []byte) bool {
 	_, ok := ParseExtra(raw)

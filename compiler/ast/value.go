@@ -2,6 +2,8 @@ package ast
 
 import (
 	"strings"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // SlurmBool coerces a Slurm request value to a boolean, as slurmctld does
@@ -85,97 +87,32 @@ func allBytes(s string, f func(byte) bool) bool {
 	return true
 }
 
-// Kind is the JSON type of a node's extra-data value; in Slurm the node's
-// type alone decides how a leaf compares.
-type Kind uint8
-
-// The kinds of extra-data values.
-const (
-	KindMissing  Kind = iota // key absent
-	KindNumber               // JSON integer or real, compared as float64
-	KindString               // compared byte-wise
-	KindBool                 // false < true
-	KindUnusable             // null, object or array: matches nothing
-)
-
-// Value is one node's extra-data value under one key.
-type Value struct {
-	Kind Kind
-	Num  float64
-	Str  string
-	Bool bool
-}
-
-// Order is the result of Slurm's three-way comparison.
-type Order int8
-
-// The results of a three-way comparison: node value less than, equal to or
-// greater than the request value.
-const (
-	Less    Order = -1
-	Equal   Order = 0
-	Greater Order = 1
-)
-
-// NumberOrder compares node value a with request value b as Slurm does:
-// equal when (a-b) is strictly within ±0.00001, else Less when a < b, else
-// Greater. So NaN on either side, and Inf against Inf, is Greater.
-func NumberOrder(a, b float64) Order {
-	d := a - b
-	if d > -0.00001 && d < 0.00001 {
-		return Equal
-	}
-	if a < b {
-		return Less
-	}
-	return Greater
-}
-
-// Holds reports whether op holds for a three-way result.
-func (op CmpOp) Holds(o Order) bool {
-	switch op {
-	case OpEq:
-		return o == Equal
-	case OpNe:
-		return o != Equal
-	case OpLt:
-		return o == Less
-	case OpLe:
-		return o != Greater
-	case OpGt:
-		return o == Greater
-	case OpGe:
-		return o != Less
-	}
-	return false
-}
-
 // Match reports whether the Slurm leaf `<key> op req` holds for a node whose
 // value under key is v. The node's kind decides the comparison: numbers
 // parse req with SlurmNumber (a failure makes the leaf false, != included),
 // booleans coerce it with SlurmBool (false < true), strings compare bytes as
 // strcmp does; a missing or unusable value is false for every operator.
-func (v Value) Match(op CmpOp, req string) bool {
-	var o Order
+func Match(v extra.Value, op extra.Op, req string) bool {
+	var o extra.Order
 	switch v.Kind {
-	case KindNumber:
+	case extra.KindNumber:
 		b, ok := SlurmNumber(req)
 		if !ok {
 			return false
 		}
-		o = NumberOrder(v.Num, b)
-	case KindBool:
+		o = extra.NumberOrder(v.Num, b)
+	case extra.KindBool:
 		r := SlurmBool(req)
 		switch {
 		case v.Bool == r:
-			o = Equal
+			o = extra.Equal
 		case r:
-			o = Less
+			o = extra.Less
 		default:
-			o = Greater
+			o = extra.Greater
 		}
-	case KindString:
-		o = Order(strings.Compare(v.Str, req))
+	case extra.KindString:
+		o = extra.Order(strings.Compare(v.Str, req))
 	default:
 		return false
 	}

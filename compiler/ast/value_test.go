@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodesift/sift/extra"
 	"github.com/valyala/fastjson"
 )
 
@@ -117,71 +118,41 @@ func FuzzSlurmBool(f *testing.F) {
 	})
 }
 
-func TestNumberOrder(t *testing.T) {
-	inf, nan := math.Inf(1), math.NaN()
-	tests := []struct {
-		a, b float64
-		want Order
-		ref  string
-	}{
-		{5, 5.00001, Equal, refCompare + ": diff -9.9999999996e-06 is inside"},
-		{5, 4.99999, Equal, refCompare},
-		{1.23, 1.23001, Less, refCompare + ": diff -1.0000000000066e-05 is outside"},
-		{0, 0.00001, Less, refCompare + ": strict 1e-5"},
-		{0, 0.00000001, Equal, refCompare},
-		{0, 0.0001, Less, refCompare + ": the seed document's 0.0001 is wrong"},
-		{5, nan, Greater, refCompare + ": NaN is GT"},
-		{nan, 5, Greater, refCompare + ": NaN is GT"},
-		{nan, nan, Greater, refCompare},
-		{inf, inf, Greater, refCompare + ": Inf-Inf is NaN"},
-		{-inf, -inf, Greater, refCompare},
-		{5, inf, Less, refCompare},
-		{inf, 5, Greater, refCompare},
-		{-inf, 5, Less, refCompare},
-		{23, 23.0, Equal, refCompare},
-	}
-	for _, tt := range tests {
-		if got := NumberOrder(tt.a, tt.b); got != tt.want {
-			t.Errorf("NumberOrder(%v, %v) = %v, want %v (%s)", tt.a, tt.b, got, tt.want, tt.ref)
-		}
-	}
-}
-
 func TestParseExtra(t *testing.T) {
 	tests := []struct {
 		raw  string
 		ok   bool
-		want map[string]Value
+		want map[string]extra.Value
 		ref  string
 	}{
-		{`{ "a": 1.23, "b": true, "c": 0, "foo": "bar", "zed": 23 }`, true, map[string]Value{
-			"a": {Kind: KindNumber, Num: 1.23}, "b": {Kind: KindBool, Bool: true}, "c": {Kind: KindNumber},
-			"foo": {Kind: KindString, Str: "bar"}, "zed": {Kind: KindNumber, Num: 23},
+		{`{ "a": 1.23, "b": true, "c": 0, "foo": "bar", "zed": 23 }`, true, map[string]extra.Value{
+			"a": {Kind: extra.KindNumber, Num: 1.23}, "b": {Kind: extra.KindBool, Bool: true}, "c": {Kind: extra.KindNumber},
+			"foo": {Kind: extra.KindString, Str: "bar"}, "zed": {Kind: extra.KindNumber, Num: 23},
 		}, refNode},
-		{`{"a":1,"a":"x"}`, true, map[string]Value{"a": {Kind: KindString, Str: "x"}}, refNode + ": last duplicate wins"},
-		{`{"n":null,"o":{"x":1},"l":[1],"f":false}`, true, map[string]Value{
-			"n": {Kind: KindUnusable}, "o": {Kind: KindUnusable}, "l": {Kind: KindUnusable}, "f": {Kind: KindBool},
+		{`{"a":1,"a":"x"}`, true, map[string]extra.Value{"a": {Kind: extra.KindString, Str: "x"}}, refNode + ": last duplicate wins"},
+		{`{"n":null,"o":{"x":1},"l":[1],"f":false}`, true, map[string]extra.Value{
+			"n": {Kind: extra.KindUnusable}, "o": {Kind: extra.KindUnusable}, "l": {Kind: extra.KindUnusable}, "f": {Kind: extra.KindBool},
 		}, refNode},
-		{`{"s":"5"}`, true, map[string]Value{"s": {Kind: KindString, Str: "5"}}, refNode + ": no re-detection"},
-		{`{"k\u0000x":"ab\u0000cd"}`, true, map[string]Value{"k": {Kind: KindString, Str: "ab"}}, refNode + ": C strings end at NUL"},
-		{`{"s":"\ud800"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffd"}}, refSurrogate + ": lone high"},
-		{`{"s":"\udc00x"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffdx"}}, refSurrogate + ": lone low"},
-		{`{"s":"\ud800\u0041"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffdA"}}, refSurrogate + ": high then non-surrogate"},
-		{`{"s":"\ud800\ud800"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffd\ufffd"}}, refSurrogate + ": two highs"},
-		{`{"s":"\ud800\n"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\ufffd\n"}}, refSurrogate + ": high then other escape"},
-		{`{"s":"\ud83d\ude00"}`, true, map[string]Value{"s": {Kind: KindString, Str: "\U0001F600"}}, refSurrogate + ": pair"},
-		{"{\"s\":\"\xff\xfe\"}", true, map[string]Value{"s": {Kind: KindString, Str: "\xff\xfe"}}, refSurrogate + ": raw bytes kept"},
-		{`{"s":"a\/b\\c\"d\te"}`, true, map[string]Value{"s": {Kind: KindString, Str: "a/b\\c\"d\te"}}, refNode},
-		{`{"big":99999999999999999999}`, true, map[string]Value{"big": {Kind: KindNumber, Num: math.MaxInt64}}, refNode + ": clamped at INT64_MAX"},
-		{`{"neg":-99999999999999999999}`, true, map[string]Value{"neg": {Kind: KindNumber, Num: math.MinInt64}}, refNode + ": clamped at INT64_MIN"},
-		{`{"p":9007199254740993}`, true, map[string]Value{"p": {Kind: KindNumber, Num: 9007199254740992}}, refNode + ": 2^53+1 rounds"},
-		{`{"r":1e999,"m":-1e999,"z":1e-400}`, true, map[string]Value{
-			"r": {Kind: KindNumber, Num: math.Inf(1)}, "m": {Kind: KindNumber, Num: math.Inf(-1)}, "z": {Kind: KindNumber},
+		{`{"s":"5"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "5"}}, refNode + ": no re-detection"},
+		{`{"k\u0000x":"ab\u0000cd"}`, true, map[string]extra.Value{"k": {Kind: extra.KindString, Str: "ab"}}, refNode + ": C strings end at NUL"},
+		{`{"s":"\ud800"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "\ufffd"}}, refSurrogate + ": lone high"},
+		{`{"s":"\udc00x"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "\ufffdx"}}, refSurrogate + ": lone low"},
+		{`{"s":"\ud800\u0041"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "\ufffdA"}}, refSurrogate + ": high then non-surrogate"},
+		{`{"s":"\ud800\ud800"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "\ufffd\ufffd"}}, refSurrogate + ": two highs"},
+		{`{"s":"\ud800\n"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "\ufffd\n"}}, refSurrogate + ": high then other escape"},
+		{`{"s":"\ud83d\ude00"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "\U0001F600"}}, refSurrogate + ": pair"},
+		{"{\"s\":\"\xff\xfe\"}", true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "\xff\xfe"}}, refSurrogate + ": raw bytes kept"},
+		{`{"s":"a\/b\\c\"d\te"}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: "a/b\\c\"d\te"}}, refNode},
+		{`{"big":99999999999999999999}`, true, map[string]extra.Value{"big": {Kind: extra.KindNumber, Num: math.MaxInt64}}, refNode + ": clamped at INT64_MAX"},
+		{`{"neg":-99999999999999999999}`, true, map[string]extra.Value{"neg": {Kind: extra.KindNumber, Num: math.MinInt64}}, refNode + ": clamped at INT64_MIN"},
+		{`{"p":9007199254740993}`, true, map[string]extra.Value{"p": {Kind: extra.KindNumber, Num: 9007199254740992}}, refNode + ": 2^53+1 rounds"},
+		{`{"r":1e999,"m":-1e999,"z":1e-400}`, true, map[string]extra.Value{
+			"r": {Kind: extra.KindNumber, Num: math.Inf(1)}, "m": {Kind: extra.KindNumber, Num: math.Inf(-1)}, "z": {Kind: extra.KindNumber},
 		}, refNode + ": strtod overflow"},
-		{`{"i":-0,"e":1E2}`, true, map[string]Value{"i": {Kind: KindNumber}, "e": {Kind: KindNumber, Num: 100}}, refNode},
-		{`[1,2]`, true, map[string]Value{}, "slurm-extra-semantics.md#evaluation: non-object top level misses every key"},
-		{`"x"`, true, map[string]Value{}, "slurm-extra-semantics.md#evaluation"},
-		{`5`, true, map[string]Value{}, "COMPATIBILITY.md: json-c fails on a bare number; both match nothing"},
+		{`{"i":-0,"e":1E2}`, true, map[string]extra.Value{"i": {Kind: extra.KindNumber}, "e": {Kind: extra.KindNumber, Num: 100}}, refNode},
+		{`[1,2]`, true, map[string]extra.Value{}, "slurm-extra-semantics.md#evaluation: non-object top level misses every key"},
+		{`"x"`, true, map[string]extra.Value{}, "slurm-extra-semantics.md#evaluation"},
+		{`5`, true, map[string]extra.Value{}, "COMPATIBILITY.md: json-c fails on a bare number; both match nothing"},
 		{``, false, nil, "slurm-extra-semantics.md#rejections (node side)"},
 		{`  `, false, nil, "slurm-extra-semantics.md#rejections (node side)"},
 		{`{"a":1,}`, false, nil, "COMPATIBILITY.md: strict JSON, no trailing commas"},
@@ -194,11 +165,11 @@ func TestParseExtra(t *testing.T) {
 		{`{"a":01}`, false, nil, "COMPATIBILITY.md: strict JSON"},
 		{"{\"a\":\"x\ty\"}", false, nil, "COMPATIBILITY.md: strict JSON, no raw control characters"},
 		{strings.Repeat("[", 400) + strings.Repeat("]", 400), false, nil, refDepth},
-		{`{"a":1,"x":` + nested(30, "1") + `}`, true, map[string]Value{"a": {Kind: KindNumber, Num: 1}, "x": {Kind: KindUnusable}}, refDepth + ": a value inside 31 containers"},
+		{`{"a":1,"x":` + nested(30, "1") + `}`, true, map[string]extra.Value{"a": {Kind: extra.KindNumber, Num: 1}, "x": {Kind: extra.KindUnusable}}, refDepth + ": a value inside 31 containers"},
 		{`{"a":1,"x":` + nested(31, "1") + `}`, false, nil, refDepth + ": a value inside 32 containers"},
-		{`{"x":` + nested(31, "") + `}`, true, map[string]Value{"x": {Kind: KindUnusable}}, refDepth + ": an empty container inside 31"},
+		{`{"x":` + nested(31, "") + `}`, true, map[string]extra.Value{"x": {Kind: extra.KindUnusable}}, refDepth + ": an empty container inside 31"},
 		{`{"x":` + nested(32, "") + `}`, false, nil, refDepth + ": an empty container inside 32"},
-		{`{"s":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"[["}`, true, map[string]Value{"s": {Kind: KindString, Str: `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["[[`}}, refDepth + ": brackets in strings do not nest"},
+		{`{"s":"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"[["}`, true, map[string]extra.Value{"s": {Kind: extra.KindString, Str: `[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["[[`}}, refDepth + ": brackets in strings do not nest"},
 	}
 	for _, tt := range tests {
 		got, ok := ParseExtra([]byte(tt.raw))
@@ -216,7 +187,7 @@ func nested(n int, inner string) string {
 	return strings.Repeat("[", n) + inner + strings.Repeat("]", n)
 }
 
-func sameValues(a, b map[string]Value) bool {
+func sameValues(a, b map[string]extra.Value) bool {
 	if len(a) != len(b) || (a == nil) != (b == nil) {
 		return false
 	}
@@ -230,12 +201,12 @@ func sameValues(a, b map[string]Value) bool {
 }
 
 func TestValueMatch(t *testing.T) {
-	num := func(f float64) Value { return Value{Kind: KindNumber, Num: f} }
-	str := func(s string) Value { return Value{Kind: KindString, Str: s} }
-	boolean := func(b bool) Value { return Value{Kind: KindBool, Bool: b} }
-	all := []CmpOp{OpEq, OpNe, OpLt, OpLe, OpGt, OpGe}
+	num := func(f float64) extra.Value { return extra.Value{Kind: extra.KindNumber, Num: f} }
+	str := func(s string) extra.Value { return extra.Value{Kind: extra.KindString, Str: s} }
+	boolean := func(b bool) extra.Value { return extra.Value{Kind: extra.KindBool, Bool: b} }
+	all := []extra.Op{extra.Eq, extra.Ne, extra.Lt, extra.Le, extra.Gt, extra.Ge}
 	tests := []struct {
-		v    Value
+		v    extra.Value
 		req  string
 		want string // the operators that hold, in the order = != < <= > >=
 		ref  string
@@ -269,13 +240,13 @@ func TestValueMatch(t *testing.T) {
 		{str("B"), "a", "!= < <=", refString + ": case-sensitive"},
 		{str("\xff"), "a", "!= > >=", refString + ": unsigned bytes"},
 		{str(""), "a", "!= < <=", refString},
-		{Value{}, "1", "", refMissing + ": missing key, != included"},
-		{Value{Kind: KindUnusable}, "1", "", refMissing + ": null, object, list"},
+		{extra.Value{}, "1", "", refMissing + ": missing key, != included"},
+		{extra.Value{Kind: extra.KindUnusable}, "1", "", refMissing + ": null, object, list"},
 	}
 	for _, tt := range tests {
 		var got []string
 		for _, op := range all {
-			if tt.v.Match(op, tt.req) {
+			if Match(tt.v, op, tt.req) {
 				got = append(got, op.String())
 			}
 		}
@@ -301,7 +272,7 @@ func FuzzParseExtra(f *testing.F) {
 			t.Fatalf("ParseExtra(%q) accepted invalid JSON", raw)
 		}
 		for k, v := range m {
-			if v.Kind == KindMissing || strings.IndexByte(k, 0) >= 0 || strings.IndexByte(v.Str, 0) >= 0 {
+			if v.Kind == extra.KindMissing || strings.IndexByte(k, 0) >= 0 || strings.IndexByte(v.Str, 0) >= 0 {
 				t.Fatalf("ParseExtra(%q): bad entry %q: %+v", raw, k, v)
 			}
 		}

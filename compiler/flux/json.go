@@ -3,6 +3,8 @@ package flux
 import (
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/nodesift/sift/extra"
 )
 
 // maxDepth bounds JSON nesting, as fastjson does, so that no input recurses
@@ -148,7 +150,7 @@ func (sc *scanner) str() error {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				sc.pos += 2
 			case 'u':
-				r, ok := sc.hex4(sc.pos + 2)
+				r, ok := extra.Hex4(sc.s[sc.pos+2:])
 				if !ok {
 					return jsonError(sc.pos, "invalid \\u escape")
 				}
@@ -160,7 +162,7 @@ func (sc *scanner) str() error {
 				case r >= 0xD800 && r <= 0xDBFF:
 					lo, ok := rune(0), false
 					if sc.pos+7 < len(sc.s) && sc.s[sc.pos+6] == '\\' && sc.s[sc.pos+7] == 'u' {
-						lo, ok = sc.hex4(sc.pos + 8)
+						lo, ok = extra.Hex4(sc.s[sc.pos+8:])
 					}
 					if !ok || lo < 0xDC00 || lo > 0xDFFF {
 						return jsonError(sc.pos, "lone high surrogate")
@@ -183,26 +185,6 @@ func (sc *scanner) str() error {
 		}
 	}
 	return jsonError(start, "unterminated string")
-}
-
-func (sc *scanner) hex4(i int) (rune, bool) {
-	if i+4 > len(sc.s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range sc.s[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case c >= 'a' && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case c >= 'A' && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
 }
 
 func (sc *scanner) number() error {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 )
 
 // MaxLen is the longest extra constraint Slurm accepts, in bytes
@@ -212,7 +213,7 @@ func (p *parser) leaf() (ast.Node, error) {
 	for m < len(text) && class[text[m]] == classCmp {
 		m++
 	}
-	op, ok := ast.ParseCmpOp(text[k:m])
+	op, ok := extra.ParseOp(text[k:m])
 	if !ok {
 		// Point just after the longest operator the run starts with.
 		n := longestOpPrefix(text[k:m])
@@ -243,7 +244,7 @@ func indexCmp(s string) int {
 
 func longestOpPrefix(run string) int {
 	for n := min(2, len(run)); n > 0; n-- {
-		if _, ok := ast.ParseCmpOp(run[:n]); ok {
+		if _, ok := extra.ParseOp(run[:n]); ok {
 			return n
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 )
 
 const (
@@ -267,13 +268,13 @@ func TestFormat(t *testing.T) {
 		}
 	}
 	for _, n := range []ast.Node{
-		&ast.Not{X: &ast.Compare{Key: "a", Op: ast.OpEq, Value: "1"}},
+		&ast.Not{X: &ast.Compare{Key: "a", Op: extra.Eq, Value: "1"}},
 		&ast.Const{Value: true},
 		&ast.Property{Name: "a=b"},
 		&ast.Hostlist{Exprs: []string{"n=1"}},
 		&ast.Ranks{Ranges: []ast.RankRange{{Lo: 1, Hi: 2}}},
 		&ast.And{},
-		&ast.Or{X: []ast.Node{&ast.Compare{Key: "a", Op: ast.OpEq, Value: "1"}, &ast.Const{}}},
+		&ast.Or{X: []ast.Node{&ast.Compare{Key: "a", Op: extra.Eq, Value: "1"}, &ast.Const{}}},
 	} {
 		if s := Format(n); s == "" {
 			t.Errorf("Format(%s) is empty", ast.Dump(n))
