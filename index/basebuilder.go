@@ -146,9 +146,9 @@ func (bb *baseBuilder) addNodeNamed(id uint32, n *Node, has bool) {
 	if b.nodes[id] != n { // a fold; a build starts from the node list
 		b.nodes[id] = n
 	}
-	b.liveW[id>>6] |= 1 << (id & 63)
+	addBit(b.liveW, id)
 	if has {
-		b.has[id>>6] |= 1 << (id & 63)
+		addBit(b.has, id)
 	}
 	bb.ranks[id] = n.Rank
 	bb.identity = bb.identity && n.Rank == id
@@ -284,7 +284,7 @@ func (bb *baseBuilder) finishProps() {
 		if 16*len(*ids) >= int(b.bound) {
 			pw := &propWords{w: make([]uint64, b.words), lo: b.words}
 			for _, id := range *ids {
-				pw.w[id>>6] |= 1 << (id & 63)
+				addBit(pw.w, id)
 				pw.lo, pw.hi = min(pw.lo, int(id>>6)), max(pw.hi, int(id>>6)+1)
 			}
 			b.propW[f] = pw

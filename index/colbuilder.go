@@ -650,7 +650,7 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind extra.Kind, c *co
 // cb in value order, so that cb needs no sorting; cb keeps room for late
 // more values of each type.
 func (c *column) feed(cb *colBuilder, skip []uint64, late int) {
-	skipped := func(id uint32) bool { return skip[id>>6]&(1<<(id&63)) != 0 }
+	skipped := func(id uint32) bool { return hasBit(skip, id) }
 	if len(c.nums) <= maxInterned {
 		cb.numKeys = make([]uint64, len(c.nums), len(c.nums)+1)
 		cb.numIdx = make(map[uint64]uint32, len(c.nums))

@@ -131,7 +131,7 @@ func (c *column) writeLeaf(op extra.Op, o *Operand, k *sink) {
 	if len(c.nan) > 0 && o.NumOK && op.Holds(extra.Greater) {
 		k.prepare()
 		for _, id := range c.nan {
-			k.dst[id>>6] |= 1 << (id & 63)
+			addBit(k.dst, id)
 		}
 	}
 	if len(c.str.ids) > 0 {

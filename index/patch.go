@@ -126,7 +126,7 @@ func mergeRuns(ids, start []uint32, adds []placed, skip []uint64) (out, outStart
 			next = adds[j].id
 		}
 		for _, id := range ids[start[d]:start[d+1]] {
-			if skip[id>>6]&(1<<(id&63)) != 0 {
+			if hasBit(skip, id) {
 				continue
 			}
 			for next < id {
@@ -156,7 +156,7 @@ func mergeRuns(ids, start []uint32, adds []placed, skip []uint64) (out, outStart
 func keep(ids []uint32, skip []uint64) []uint32 {
 	out := make([]uint32, 0, len(ids))
 	for _, id := range ids {
-		if skip[id>>6]&(1<<(id&63)) == 0 {
+		if !hasBit(skip, id) {
 			out = append(out, id)
 		}
 	}
@@ -191,13 +191,13 @@ func (p *postings) patched(ids, bounds []uint32, words int, gone []uint32, adds 
 		for _, id := range gone {
 			if id >= lo && id < hi {
 				x := id - lo
-				w[x>>6] &^= 1 << (x & 63)
+				delBit(w, x)
 			}
 		}
 		for _, a := range adds {
 			if a.d < uint32(c) {
 				x := a.id - lo
-				w[x>>6] |= 1 << (x & 63)
+				addBit(w, x)
 			}
 		}
 		q.pre[c] = w

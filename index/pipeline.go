@@ -53,7 +53,7 @@ func buildBase(nodes []*Node) (*base, error) {
 		for k := range c.hi - c.lo {
 			if c.from[k] >= 0 {
 				id := uint32(c.lo + k)
-				has[id>>6] |= 1 << (id & 63)
+				addBit(has, id)
 				bb.addMembers(id, c.members[c.from[k]:c.to[k]], nodes[id].Extra, c.dec)
 			}
 		}

@@ -89,7 +89,7 @@ func (s *Snapshot) HasExtra(id uint32) bool {
 	if e := s.entry(id); e != nil {
 		return e.n != nil && e.has
 	}
-	return id < s.b.bound && s.b.has[id>>6]&(1<<(id&63)) != 0
+	return id < s.b.bound && hasBit(s.b.has, id)
 }
 
 // ExtraValue returns node id's extra value under key.
@@ -103,35 +103,6 @@ func (s *Snapshot) ExtraValue(id uint32, key string) extra.Value {
 		return extra.Value{}
 	}
 	return c.value(id)
-}
-
-func clearWords(dst []uint64) {
-	for i := range dst {
-		dst[i] = 0
-	}
-}
-
-// setRun sets the bits of ids lo..hi inclusive.
-func setRun(dst []uint64, lo, hi uint32) {
-	wl, wh := lo>>6, hi>>6
-	first, last := ^uint64(0)<<(lo&63), ^uint64(0)>>(63-hi&63)
-	if wl == wh {
-		dst[wl] |= first & last
-		return
-	}
-	dst[wl] |= first
-	for w := wl + 1; w < wh; w++ {
-		dst[w] = ^uint64(0)
-	}
-	dst[wh] |= last
-}
-
-func setBit(dst []uint64, id uint32, on bool) {
-	if on {
-		dst[id>>6] |= 1 << (id & 63)
-	} else {
-		dst[id>>6] &^= 1 << (id & 63)
-	}
 }
 
 // ExtraLeaf overwrites dst (at least Words() long) with the live nodes whose

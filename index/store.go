@@ -204,7 +204,7 @@ func fold(s *Snapshot) *base {
 	touched := map[string]bool{}
 	changed := make([]uint64, (int(s.bound)+63)/64)
 	for _, e := range changes {
-		changed[e.id>>6] |= 1 << (e.id & 63)
+		addBit(changed, e.id)
 		var old *Node
 		if e.id < b.bound {
 			old = b.nodes[e.id]
