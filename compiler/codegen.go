@@ -88,20 +88,24 @@ func (g *codegen) node(n ast.Node) error {
 		if !n.Op.Valid() {
 			return fmt.Errorf("%w: comparison operator %d at byte %d", ErrUnsupported, n.Op, n.Start)
 		}
+		g.b.Source(n.Start, n.End)
 		g.b.Extra(n.Key, n.Op, operand(n.Value))
 	case *ast.Property:
+		g.b.Source(n.Start, n.End)
 		g.b.Property(n.Name)
 	case *ast.Ranks:
 		rs := make([]index.RankRange, len(n.Ranges))
 		for i, r := range n.Ranges {
 			rs[i] = index.RankRange{Lo: r.Lo, Hi: r.Hi}
 		}
+		g.b.Source(n.Start, n.End)
 		g.b.Ranks(rs)
 	case *ast.Hostlist:
 		text, qs, err := hostQueries(n.Exprs)
 		if err != nil {
 			return fmt.Errorf("compiler: hostlist at byte %d: %w", n.Start, err)
 		}
+		g.b.Source(n.Start, n.End)
 		g.b.Hosts(text, qs)
 	default:
 		return fmt.Errorf("%w: %T", ErrUnsupported, n)

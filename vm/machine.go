@@ -60,10 +60,14 @@ func Run(p *Program, s *index.Snapshot) *roaring.Bitmap {
 	return r
 }
 
-// Step is one executed instruction in an explanation: its text, the number
-// of nodes in the set it left on top of the stack, and the time it took.
+// Step is one executed instruction in an explanation: its text, where it
+// comes from in the source constraint, the number of nodes in the set it
+// left on top of the stack, and the time it took.
 type Step struct {
-	Instr   string
+	Instr string
+	// Source is the range of the source constraint the instruction was
+	// compiled from (Program.Source); the zero Span for none.
+	Source  Span
 	Count   int
 	Elapsed time.Duration
 }
@@ -244,7 +248,8 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 		if steps != nil {
 			// Time first: counting is part of explaining, not of the step.
 			elapsed := time.Since(start)
-			*steps = append(*steps, Step{Instr: p.instrText(at), Count: popcount(st[sp]), Elapsed: elapsed})
+			src, _ := p.Source(at)
+			*steps = append(*steps, Step{Instr: p.instrText(at), Source: src, Count: popcount(st[sp]), Elapsed: elapsed})
 		}
 	}
 	return st[0][:win[0].hi]

@@ -3,6 +3,7 @@ package vm
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,6 +71,10 @@ var opNames = [...]string{
 	OpOr2:         "or2",
 }
 
+// isLeaf reports whether op pushes a set of its own (a leaf of the
+// constraint) rather than combining sets or jumping.
+func isLeaf(op Opcode) bool { return op <= OpHosts }
+
 // String returns the opcode's mnemonic.
 func (op Opcode) String() string {
 	if op < opCount {
@@ -83,6 +88,9 @@ func (op Opcode) String() string {
 type Instr struct {
 	Op Opcode
 	A  uint32
+	// srcStart and srcEnd are a leaf's byte range in the source
+	// constraint; srcEnd is 0 when it has none.
+	srcStart, srcEnd uint32
 }
 
 // ExtraLeaf is a Slurm extra-constraint leaf: the node's value under Key
@@ -117,6 +125,25 @@ func (p *Program) Len() int { return len(p.code) }
 // Code returns the instructions. The caller must not modify them.
 func (p *Program) Code() []Instr { return p.code }
 
+// Span is a byte range of the source constraint, text[Start:End].
+type Span struct{ Start, End int }
+
+// known reports whether s is a range at all (a synthesized node has none).
+func (s Span) known() bool {
+	return s.Start >= 0 && s.End > s.Start && uint64(s.End) <= math.MaxUint32
+}
+
+// Source returns the range of the source constraint that the leaf
+// instruction at pc was compiled from; ok is false for other instructions
+// and for leaves whose front end knows no range.
+func (p *Program) Source(pc int) (Span, bool) {
+	if pc < 0 || pc >= len(p.code) || p.code[pc].srcEnd == 0 {
+		return Span{}, false
+	}
+	in := &p.code[pc]
+	return Span{int(in.srcStart), int(in.srcEnd)}, true
+}
+
 // ErrInvalidProgram is returned by Builder.Program for instruction sequences
 // that would not leave exactly one set on the stack.
 var ErrInvalidProgram = errors.New("vm: invalid program")
@@ -135,6 +162,7 @@ type Builder struct {
 	depth int
 	open  int
 	err   error
+	next  Span // the source of the next leaf, set by Source
 }
 
 func (b *Builder) fail(format string, args ...any) {
@@ -152,8 +180,20 @@ func (b *Builder) emit(op Opcode, a uint32, pops, pushes int) {
 	if b.depth > b.p.depth {
 		b.p.depth = b.depth
 	}
-	b.p.code = append(b.p.code, Instr{Op: op, A: a})
+	in := Instr{Op: op, A: a}
+	if isLeaf(op) {
+		if b.next.known() {
+			in.srcStart, in.srcEnd = uint32(b.next.Start), uint32(b.next.End)
+		}
+		b.next = Span{}
+	}
+	b.p.code = append(b.p.code, in)
 }
+
+// Source sets the byte range of the source constraint, text[start:end],
+// that the next leaf emitted comes from (ignored unless 0 <= start < end).
+// Other instructions have none.
+func (b *Builder) Source(start, end int) { b.next = Span{start, end} }
 
 // Grow reserves room for instrs more instructions and extras more Slurm
 // extra leaves, so that emitting them does not reallocate.

@@ -636,3 +636,28 @@ func TestOneDensePropertyIsAnsweredWithoutCopying(t *testing.T) {
 		}
 	}
 }
+
+func TestSourceBelongsToTheNextLeafOnly(t *testing.T) {
+	var b Builder
+	b.Source(0, 3)
+	b.Property("gpu")
+	b.Property("ib") // no Source: none
+	b.Source(5, 9)
+	b.And() // not a leaf: the range waits for the next leaf
+	b.Ranks([]index.RankRange{{Lo: 1, Hi: 2}})
+	b.Source(-1, 4) // synthesized: ignored
+	b.Property("x")
+	b.Or()
+	b.Or()
+	p, err := b.Program()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[int]Span{0: {0, 3}, 3: {5, 9}}
+	for pc := 0; pc < p.Len(); pc++ {
+		got, ok := p.Source(pc)
+		if w, has := want[pc]; ok != has || got != w {
+			t.Errorf("Source(%d) = %v, %v; want %v, %v", pc, got, ok, w, has)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/compiler"
@@ -161,7 +162,7 @@ constraint from a file (- for standard input), for one too long for a command li
 			if explain {
 				var steps []vm.Step
 				steps, ids = m.Explain(prog, snap)
-				if err := printExplain(out, steps, ids); err != nil {
+				if err := printExplain(out, args[0], steps, ids); err != nil {
 					return err
 				}
 			} else {
@@ -174,23 +175,33 @@ constraint from a file (- for standard input), for one too long for a command li
 	nodes.register(cmd)
 	expr.register(cmd)
 	cmd.Flags().StringVar(&output, "output", "hostlist", "output format: "+matchOutputNames())
-	cmd.Flags().BoolVar(&explain, "explain", false, "print the program with the node count and time of each step first")
+	cmd.Flags().BoolVar(&explain, "explain", false, "print the program first: each step with its leaf's source text, node count and time")
 	return cmd
 }
 
-// printExplain prints one executed instruction a line with the number of
-// nodes its result holds and the time it took, then the totals.
-func printExplain(w io.Writer, steps []vm.Step, ids *roaring.Bitmap) error {
-	width := 0
-	for _, s := range steps {
+// printExplain prints one executed instruction a line with the source text
+// of its leaf (in backquotes), the number of nodes its result holds and the
+// time it took, then the totals. text is the constraint as given.
+func printExplain(w io.Writer, text string, steps []vm.Step, ids *roaring.Bitmap) error {
+	srcs := make([]string, len(steps))
+	width, srcWidth := 0, 0
+	for i, s := range steps {
 		width = max(width, len(s.Instr))
+		if src := s.Source; src.Start >= 0 && src.End > src.Start && src.End <= len(text) {
+			srcs[i] = "`" + explainEscapes.Replace(text[src.Start:src.End]) + "`"
+		}
+		srcWidth = max(srcWidth, utf8.RuneCountInString(srcs[i]))
 	}
 	var total time.Duration
 	bw := bufio.NewWriter(w)
 	for i, s := range steps {
 		total += s.Elapsed
-		fmt.Fprintf(bw, "%3d  %-*s  %8d nodes  %v\n", i, width, s.Instr, s.Count, s.Elapsed)
+		pad := srcWidth - utf8.RuneCountInString(srcs[i])
+		fmt.Fprintf(bw, "%3d  %-*s  %s%*s  %8d nodes  %v\n", i, width, s.Instr, srcs[i], pad, "", s.Count, s.Elapsed)
 	}
 	fmt.Fprintf(bw, "total: %d steps, %d nodes, %v\n", len(steps), ids.GetCardinality(), total)
 	return bw.Flush()
 }
+
+// explainEscapes keeps a leaf's source text on one line.
+var explainEscapes = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`)

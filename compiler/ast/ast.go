@@ -44,6 +44,7 @@ type Const struct {
 // written, whitespace included.
 type Compare struct {
 	Start int
+	End   int // just past the leaf's source text; unknown unless Start >= 0 and End > Start
 	Key   string
 	Op    extra.Op
 	Value string
@@ -53,6 +54,7 @@ type Compare struct {
 // a Slurm feature) or when its hostname equals Name, as in flux-core.
 type Property struct {
 	Start int
+	End   int // just past the leaf's source text; unknown unless Start >= 0 and End > Start
 	Name  string
 }
 
@@ -60,6 +62,7 @@ type Property struct {
 // expressions (Flux RFC 29 dialect). An empty list matches nothing.
 type Hostlist struct {
 	Start int
+	End   int // just past the leaf's source text; unknown unless Start >= 0 and End > Start
 	Exprs []string
 }
 
@@ -70,6 +73,7 @@ type RankRange struct{ Lo, Hi uint32 }
 // the union of the request's idsets; an empty list matches nothing.
 type Ranks struct {
 	Start  int
+	End    int // just past the leaf's source text; unknown unless Start >= 0 and End > Start
 	Ranges []RankRange
 }
 

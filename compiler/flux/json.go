@@ -16,8 +16,8 @@ const maxDepth = 300
 // values carry no offsets; spans give errors and AST nodes their byte
 // offsets.
 type span struct {
-	off  int
-	kids []span
+	off, end int // the value is s[off:end]
+	kids     []span
 }
 
 // scanner checks JSON text as strictly as jansson, the decoder flux-core
@@ -60,6 +60,12 @@ func (sc *scanner) space() {
 }
 
 func (sc *scanner) value(depth int) (span, error) {
+	v, err := sc.valueBody(depth)
+	v.end = sc.pos
+	return v, err
+}
+
+func (sc *scanner) valueBody(depth int) (span, error) {
 	if depth > maxDepth {
 		return span{}, jsonError(sc.pos, "nesting deeper than "+strconv.Itoa(maxDepth))
 	}

@@ -16,11 +16,13 @@ import (
 // Syntax errors are *RequiresError; a well-formed expression that is not a
 // valid constraint (such as `foo:bar`) gives ParseRFC31's *Error.
 func ParseRequires(text string) (ast.Node, error) {
-	js, err := RequiresJSON(text)
+	t, err := parseRequires(text)
 	if err != nil {
 		return nil, err
 	}
-	n, err := parseRFC31([]byte(js))
+	var leaves map[int]textRange
+	js := t.appendJSON(nil, &leaves)
+	n, err := parseRFC31(js)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			// Offsets into the generated JSON mean nothing to the user.
@@ -28,7 +30,7 @@ func ParseRequires(text string) (ast.Node, error) {
 		}
 		return nil, err
 	}
-	unposition(n)
+	reposition(n, leaves)
 	return n, nil
 }
 
@@ -41,37 +43,49 @@ func RequiresJSON(text string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(t.appendJSON(nil)), nil
+	return string(t.appendJSON(nil, nil)), nil
 }
 
-// unposition marks every node of a tree built from generated JSON as
-// synthesized.
-func unposition(n ast.Node) {
+// textRange is text[start:end] of a --requires expression.
+type textRange struct{ start, end int }
+
+// reposition gives each leaf of a tree built from generated JSON the range
+// of the --requires text it came from, found in leaves by its offset in
+// the JSON, and marks every other node as synthesized.
+func reposition(n ast.Node, leaves map[int]textRange) {
 	switch n := n.(type) {
 	case *ast.And:
 		n.Start = -1
 		for _, x := range n.X {
-			unposition(x)
+			reposition(x, leaves)
 		}
 	case *ast.Or:
 		n.Start = -1
 		for _, x := range n.X {
-			unposition(x)
+			reposition(x, leaves)
 		}
 	case *ast.Not:
 		n.Start = -1
-		unposition(n.X)
+		reposition(n.X, leaves)
 	case *ast.Const:
 		n.Start = -1
 	case *ast.Property:
-		n.Start = -1
+		n.Start, n.End = leafRange(n.Start, leaves)
 	case *ast.Hostlist:
-		n.Start = -1
+		n.Start, n.End = leafRange(n.Start, leaves)
 	case *ast.Ranks:
-		n.Start = -1
+		n.Start, n.End = leafRange(n.Start, leaves)
 	case *ast.Compare:
-		n.Start = -1
+		n.Start, n.End = -1, -1
 	}
+}
+
+// leafRange is the text range recorded for the JSON offset at, or -1, -1.
+func leafRange(at int, leaves map[int]textRange) (start, end int) {
+	if r, ok := leaves[at]; ok && r.end > r.start {
+		return r.start, r.end
+	}
+	return -1, -1
 }
 
 // rterm is one constraint as flux-core's Python parser builds it: a
@@ -79,15 +93,25 @@ func unposition(n ast.Node) {
 type rterm struct {
 	op    string
 	items []ritem
+	src   textRange // the token of a term made from one; end <= start else
 }
 
-// ritem is a string or, when t is set, a nested constraint.
+// ritem is a string or, when t is set, a nested constraint. src is where
+// a string came from in the --requires text.
 type ritem struct {
-	s string
-	t *rterm
+	s   string
+	t   *rterm
+	src textRange
 }
 
-func (t *rterm) appendJSON(b []byte) []byte {
+// appendJSON appends t as compact RFC 31 JSON. With leaves not nil it also
+// records, by offset in b, the text range of each constraint object and
+// string that becomes a leaf: a `hostlist` or `ranks` object, a
+// `properties` string.
+func (t *rterm) appendJSON(b []byte, leaves *map[int]textRange) []byte {
+	if leaves != nil && (t.op == "hostlist" || t.op == "ranks") {
+		mark(leaves, len(b), t.src)
+	}
 	b = append(b, '{')
 	b = appendString(b, t.op)
 	b = append(b, ":["...)
@@ -96,12 +120,23 @@ func (t *rterm) appendJSON(b []byte) []byte {
 			b = append(b, ',')
 		}
 		if it.t != nil {
-			b = it.t.appendJSON(b)
+			b = it.t.appendJSON(b, leaves)
 		} else {
+			if leaves != nil && t.op == "properties" {
+				mark(leaves, len(b), it.src)
+			}
 			b = appendString(b, it.s)
 		}
 	}
 	return append(b, "]}"...)
+}
+
+// mark records that the JSON at offset at came from text range r.
+func mark(leaves *map[int]textRange, at int, r textRange) {
+	if *leaves == nil {
+		*leaves = map[int]textRange{}
+	}
+	(*leaves)[at] = r
 }
 
 // Token kinds of the lexer.
@@ -119,8 +154,9 @@ const (
 type rtoken struct {
 	kind int
 	val  string
-	pos  int // character index, as Python counts
-	off  int // byte offset
+	pos  int       // character index, as Python counts
+	off  int       // byte offset
+	src  textRange // the token's text; for a glued token, from the held `op:` on
 }
 
 // Lexer states.
@@ -194,7 +230,7 @@ func (lx *rlexer) keyword(kw string) bool {
 
 func (lx *rlexer) emit(kind, start, end int) rtoken {
 	lx.pos = end
-	return rtoken{kind: kind, val: lx.text[lx.offs[start]:lx.offs[end]], pos: start, off: lx.offs[start]}
+	return rtoken{kind: kind, val: lx.text[lx.offs[start]:lx.offs[end]], pos: start, off: lx.offs[start], src: textRange{lx.offs[start], lx.offs[end]}}
 }
 
 // word handles a TOKEN match: glue it to a held token, or hold it if it
@@ -202,6 +238,7 @@ func (lx *rlexer) emit(kind, start, end int) rtoken {
 func (lx *rlexer) word(t rtoken) (rtoken, bool) {
 	if lx.pending != nil {
 		t.val = lx.pending.val + t.val
+		t.src.start = lx.pending.src.start
 		lx.pending = nil
 		return t, true
 	}
@@ -527,10 +564,19 @@ func tokenTerm(lx *rlexer, tok rtoken) (*rterm, error) {
 				Msg: "invalid character '" + string(r) + "' in operator '" + op + ":'"}
 		}
 	}
-	t := &rterm{op: op}
+	t := &rterm{op: op, src: tok.src}
 	if op == "properties" {
+		// Each name's own text when the token is one piece of the input,
+		// else the whole token.
+		whole := lx.text[tok.src.start:tok.src.end] == tok.val
+		at := tok.src.start + len(tok.val) - len(value)
 		for _, v := range strings.Split(value, ",") {
-			t.items = append(t.items, ritem{s: v})
+			it := ritem{s: v, src: tok.src}
+			if whole {
+				it.src = textRange{at, at + len(v)}
+			}
+			t.items = append(t.items, it)
+			at += len(v) + 1
 		}
 	} else {
 		t.items = []ritem{{s: value}}

@@ -85,9 +85,9 @@ func constraint(v *fastjson.Value, sp span) (ast.Node, error) {
 	case "properties":
 		return properties(val, vsp)
 	case "hostlist":
-		return hostlistOp(val, vsp)
+		return hostlistOp(val, vsp, sp)
 	case "ranks":
-		return ranksOp(val, vsp)
+		return ranksOp(val, vsp, sp)
 	case "and", "or", "not":
 		return conditional(key, val, vsp)
 	}
@@ -112,7 +112,7 @@ func properties(v *fastjson.Value, sp span) (ast.Node, error) {
 			return nil, &Error{Offset: sp.kids[i].off,
 				Msg: "invalid character '" + name[j:j+1] + "' in property \"" + name + "\""}
 		}
-		leaves = append(leaves, propertyLeaf(name, sp.kids[i].off))
+		leaves = append(leaves, propertyLeaf(name, sp.kids[i]))
 	}
 	switch len(leaves) {
 	case 0:
@@ -123,18 +123,20 @@ func properties(v *fastjson.Value, sp span) (ast.Node, error) {
 	return &ast.And{Start: sp.off, X: leaves}, nil
 }
 
-// propertyLeaf is one `properties` element: only its first `^` negates.
-func propertyLeaf(name string, off int) ast.Node {
+// propertyLeaf is one `properties` element, whose text is el: only its
+// first `^` negates.
+func propertyLeaf(name string, el span) ast.Node {
 	if strings.HasPrefix(name, "^") {
-		return &ast.Not{Start: off, X: &ast.Property{Start: off, Name: name[1:]}}
+		return &ast.Not{Start: el.off, X: &ast.Property{Start: el.off, End: el.end, Name: name[1:]}}
 	}
-	return &ast.Property{Start: off, Name: name}
+	return &ast.Property{Start: el.off, End: el.end, Name: name}
 }
 
-// hostlistOp converts a `hostlist` value. Like flux-core it does not check
-// types: non-string elements are skipped and a non-array is empty.
-func hostlistOp(v *fastjson.Value, sp span) (ast.Node, error) {
-	n := &ast.Hostlist{Start: sp.off}
+// hostlistOp converts a `hostlist` value (whose constraint object is obj).
+// Like flux-core it does not check types: non-string elements are skipped
+// and a non-array is empty.
+func hostlistOp(v *fastjson.Value, sp, obj span) (ast.Node, error) {
+	n := &ast.Hostlist{Start: obj.off, End: obj.end}
 	items, err := v.Array()
 	if err != nil {
 		return n, nil
@@ -154,10 +156,11 @@ func hostlistOp(v *fastjson.Value, sp span) (ast.Node, error) {
 	return n, nil
 }
 
-// ranksOp converts a `ranks` value: the union of its idsets. Like flux-core
-// a non-array is empty and a non-string element is an invalid idset.
-func ranksOp(v *fastjson.Value, sp span) (ast.Node, error) {
-	n := &ast.Ranks{Start: sp.off}
+// ranksOp converts a `ranks` value (whose constraint object is obj): the
+// union of its idsets. Like flux-core a non-array is empty and a non-string
+// element is an invalid idset.
+func ranksOp(v *fastjson.Value, sp, obj span) (ast.Node, error) {
+	n := &ast.Ranks{Start: obj.off, End: obj.end}
 	items, err := v.Array()
 	if err != nil {
 		return n, nil

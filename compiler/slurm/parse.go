@@ -229,7 +229,7 @@ func (p *parser) leaf() (ast.Node, error) {
 		return nil, &Error{Offset: start + m + j, Msg: fmt.Sprintf("expected %s, %q or end of constraint after the value (a value may not contain <, >, = or !)", msgBoolOp[len("expected "):], ")")}
 	}
 	p.pos = end
-	p.leaves = append(p.leaves, ast.Compare{Start: start, Key: text[:k], Op: op, Value: text[m:]})
+	p.leaves = append(p.leaves, ast.Compare{Start: start, End: end, Key: text[:k], Op: op, Value: text[m:]})
 	return &p.leaves[len(p.leaves)-1], nil
 }
 
