@@ -87,9 +87,9 @@ type base struct {
 	// digits, or too many); every other name is found through its column.
 	other map[string]uint32
 	cols  map[string]*column
-	// props are read-only views of propBuf, each property's bitmap in
-	// roaring's serialized form: a result can then share a property's
-	// containers copy-on-write instead of copying them.
+	// props are read-only views of each property's bitmap in roaring's
+	// serialized form; propBuf holds those forms for the properties no node
+	// is named like, which a one-property result shares copy-on-write.
 	props   map[string]*roaring.Bitmap
 	propBuf map[string][]byte
 	// propW holds, for the properties at least one node in 16 has, the

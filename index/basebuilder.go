@@ -280,7 +280,13 @@ func (bb *baseBuilder) finishProps() {
 			// property is kept as built and never shared.
 			view, buf = bm, nil
 		}
-		b.props[f], b.propBuf[f] = view, buf
+		b.props[f] = view
+		// A node named like the property adds itself (the hostname rule):
+		// such a property is never shared as stored. Names are known here
+		// (finishNodes ran first), so queries need not look them up.
+		if _, named := b.lookup(f); buf != nil && !named {
+			b.propBuf[f] = buf
+		}
 		if 16*len(*ids) >= int(b.bound) {
 			pw := &propWords{w: make([]uint64, b.words), lo: b.words}
 			for _, id := range *ids {

@@ -199,18 +199,20 @@ func (s *Snapshot) PropertyBitmap(name string) *roaring.Bitmap {
 	if len(s.ov.old)+len(s.ov.recent) > 0 {
 		return nil
 	}
-	if _, ok := s.b.lookup(name); ok {
-		return nil
-	}
-	bm := roaring.New()
 	if buf := s.b.propBuf[name]; buf != nil {
+		bm := roaring.New()
 		if _, err := bm.FromBuffer(buf); err != nil {
 			return nil
 		}
-	} else if s.b.props[name] != nil {
+		return bm
+	}
+	if s.b.props[name] != nil {
 		return nil
 	}
-	return bm
+	if _, ok := s.b.lookup(name); ok {
+		return nil
+	}
+	return roaring.New()
 }
 
 // RankLeaf overwrites dst with the live nodes whose rank is in any range.
