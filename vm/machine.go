@@ -100,7 +100,8 @@ func (m *Machine) Explain(p *Program, s *index.Snapshot) ([]Step, *roaring.Bitma
 	start := time.Now()
 	if r := oneProperty(p, s); r != nil {
 		elapsed := time.Since(start)
-		return []Step{{Instr: p.instrText(0), Count: int(r.GetCardinality()), Elapsed: elapsed}}, r
+		src, _ := p.Source(0)
+		return []Step{{Instr: p.instrText(0), Source: src, Count: int(r.GetCardinality()), Elapsed: elapsed}}, r
 	}
 	var steps []Step
 	top := m.exec(p, s, &steps)

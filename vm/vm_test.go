@@ -612,6 +612,17 @@ func TestOneDensePropertyIsAnsweredWithoutCopying(t *testing.T) {
 	if b := (after.TotalAlloc - before.TotalAlloc) / 100; b > 1024 {
 		t.Errorf("Run allocates %d bytes, want the result's headers only", b)
 	}
+	// Explaining it names the leaf's source text as any other step does.
+	var b Builder
+	b.Source(2, 7)
+	b.Property("gpu")
+	sp, err := b.Program()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps, _ := m.Explain(sp, s); len(steps) != 1 || steps[0].Source != (Span{2, 7}) {
+		t.Errorf("Explain steps = %+v, want one with source [2, 7)", steps)
+	}
 	// Concurrent callers each change their own result; the race detector
 	// and the comparison see any write reaching the shared containers.
 	want := m.Run(p, s)
