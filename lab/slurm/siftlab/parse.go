@@ -67,6 +67,7 @@ func parseNodeLine(t string, tpc map[string]int) []Node {
 		}
 	}
 	var nodes []Node
+	byThreads := map[int][]int{} // folded nodes share CPU_IDs: read them once
 	for _, name := range names {
 		m := n
 		m.Name = name
@@ -74,11 +75,20 @@ func parseNodeLine(t string, tpc map[string]int) []Node {
 		if threads < 1 {
 			threads = 1
 		}
-		m.Cores = coresOf(m.CPUIDs, threads)
+		cores, ok := byThreads[threads]
+		if !ok {
+			cores = coresOf(m.CPUIDs, threads)
+			byThreads[threads] = cores
+		}
+		m.Cores = cores
 		nodes = append(nodes, m)
 	}
 	return nodes
 }
+
+// maxCPUID bounds the CPU ids read from one detail line; Slurm numbers a
+// node's CPUs from 0 in a 16-bit count, so a larger id is not scontrol's.
+const maxCPUID = 1<<16 - 1
 
 // coresOf lists the cores behind a CPU id list such as 0-3,8.
 func coresOf(ids string, threads int) []int {
@@ -95,6 +105,9 @@ func coresOf(ids string, threads int) []int {
 			if b, err = strconv.Atoi(hi); err != nil {
 				continue
 			}
+		}
+		if a < 0 || b > maxCPUID {
+			continue
 		}
 		for c := a; c <= b; c++ {
 			if !seen[c/threads] {
