@@ -40,5 +40,6 @@ make install >install.log 2>&1 || { tail -40 install.log; exit 1; }
 [ -e "$SLURM_PREFIX/lib/slurm/auth_slurm.so" ] || { echo "install: auth_slurm.so was not built (libjwt-dev missing?)" >&2; exit 1; }
 # The commit recordings name: the tree's git HEAD, else SLURM_COMMIT.
 commit="$(git -C "$SLURM_SRC" rev-parse HEAD 2>/dev/null || echo "${SLURM_COMMIT:-unknown}")"
+[ "$commit" != unknown ] || echo "install: $SLURM_SRC is no git tree and SLURM_COMMIT is unset: recordings will name commit \"unknown\" (set SLURM_COMMIT, or write it to $SLURM_PREFIX/sift-lab-commit)" >&2
 echo "$commit" >"$SLURM_PREFIX/sift-lab-commit"
 "$SLURM_PREFIX/sbin/slurmctld" -V
