@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts a loopback Slurm cluster for the sift lab: slurmctld, one slurmd per
-# NodeName (multiple-slurmd build, all on 127.0.0.1) and, with --dbd, a
+# NodeName (multiple-slurmd build, all on loopback) and, with --dbd, a
 # private MariaDB (own datadir and socket under $LAB_RUN, 127.0.0.1:$DB_PORT)
 # and slurmdbd with accounts loaded from a sacctmgr command file (one
 # sacctmgr command a line, @USER@ standing for the user running the lab).
@@ -13,7 +13,7 @@
 # paths and drops those keys from it. Without --conf, N (default 16) nodes
 # n1..nN of 8 CPUs and 16000 MB. Stops whatever the lab ran before, so a
 # second start leaves no strays. Works as root or as an unprivileged user:
-# every daemon runs as the calling user and binds 127.0.0.1 only, and
+# every daemon runs as the calling user and binds loopback only, and
 # every pid, state, log, spool and socket file is under $LAB_RUN, except
 # that auth/slurm (LAB_AUTH=slurm, the default as root) binds its sockets in
 # /run/slurm, /run/slurmctld and /run/slurmdbd; LAB_AUTH=munge (the default
@@ -56,10 +56,25 @@ else
 	done
 	echo "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP" >>"$ETC/case.conf"
 fi
+# CommunicationParameters=NoInAddrAny makes every daemon (slurmctld,
+# slurmd, slurmdbd) bind the address its host's name resolves to
+# (slurm_setup_addr(): gethostname()), not its NodeAddr. That is loopback on
+# Debian (/etc/hosts: 127.0.1.1, or 127.0.0.1), so the nodes are given that
+# address; a host whose name resolves elsewhere gets 127.0.0.1 and daemons
+# that bind every interface, with a warning.
+LOOP="$(getent ahostsv4 "$(hostname)" 2>/dev/null | awk 'NR == 1 { print $1 }')"
+case "$LOOP" in
+127.*) NOANY=1 ;;
+*)
+	echo "start.sh: $(hostname) resolves to ${LOOP:-nothing}, not loopback: the daemons will listen on every interface" >&2
+	LOOP=127.0.0.1 NOANY=0
+	;;
+esac
+sed -i "s/NodeAddr=127\.0\.0\.1\([ ,]\|$\)/NodeAddr=$LOOP\1/" "$ETC/case.conf"
 has() { grep -Eq "^$1=" "$ETC/case.conf"; }
 {
 	echo "ClusterName=sift"
-	echo "SlurmctldHost=localhost(127.0.0.1)"
+	echo "SlurmctldHost=localhost($LOOP)"
 	echo "SlurmctldPort=$CTLD_PORT"
 	echo "SlurmUser=$LAB_USER"
 	echo "SlurmdUser=$LAB_USER"
@@ -71,8 +86,7 @@ has() { grep -Eq "^$1=" "$ETC/case.conf"; }
 		echo "AuthType=auth/slurm"
 		echo "CredType=cred/slurm"
 	fi
-	# Bind to the node's address (127.0.0.1), not to every interface.
-	echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny"
+	if [ "$NOANY" = 1 ]; then echo "CommunicationParameters=NoInAddrAny,NoCtldInAddrAny"; fi
 	echo "StateSaveLocation=$LAB_RUN/state"
 	echo "SlurmdSpoolDir=$LAB_RUN/spool/%n"
 	echo "SlurmctldPidFile=$LAB_RUN/pids/slurmctld.pid"
@@ -92,7 +106,7 @@ has() { grep -Eq "^$1=" "$ETC/case.conf"; }
 	has SchedulerParameters || echo "SchedulerParameters=batch_sched_delay=0"
 	if [ "$DBD" = 1 ]; then
 		has AccountingStorageType || echo "AccountingStorageType=accounting_storage/slurmdbd"
-		echo "AccountingStorageHost=localhost"
+		echo "AccountingStorageHost=$LOOP"
 		echo "AccountingStoragePort=$DBD_PORT"
 		# Messages to slurmdbd are signed with the munge socket named here,
 		# not AuthInfo's.
@@ -139,14 +153,15 @@ AuthInfo=socket=$MUNGE_SOCKET"
 	else
 		DBD_AUTH="AuthType=auth/slurm"
 	fi
-	# NoInAddrAny: listen on the address of this host's name (loopback in
-	# Debian's /etc/hosts) instead of 0.0.0.0; slurmdbd has no option to
-	# name the listening address itself (DbdAddr is what others dial).
+	# slurmdbd has no option naming its listening address (DbdAddr is what
+	# others dial): NoInAddrAny, as above, instead of 0.0.0.0.
+	DBD_COMM=""
+	if [ "$NOANY" = 1 ]; then DBD_COMM="CommunicationParameters=NoInAddrAny"; fi
 	cat >"$ETC/slurmdbd.conf" <<DBD
 $DBD_AUTH
-CommunicationParameters=NoInAddrAny
+$DBD_COMM
 DbdHost=localhost
-DbdAddr=127.0.0.1
+DbdAddr=$LOOP
 DbdPort=$DBD_PORT
 SlurmUser=$LAB_USER
 StorageType=accounting_storage/mysql
