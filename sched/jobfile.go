@@ -253,8 +253,10 @@ var fileStates = map[string]State{"": Pending, "pending": Pending, "pd": Pending
 // Load puts the jobs of a jobs file into q at now: finished and running
 // jobs first (running ones on their nodes until their end), then pending
 // ones in file order. A job without a partition goes to defPart. offs are
-// the jobs' byte offsets from ParseJobFile (may be nil).
-func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) error {
+// the jobs' byte offsets from ParseJobFile (may be nil). A pending job the
+// Limits hook refuses is left out, as sbatch would fail, and listed in
+// refused (each a *JobError wrapping a *RefusedError).
+func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) (refused []error, err error) {
 	type pend struct {
 		j    *Job
 		held bool
@@ -267,7 +269,9 @@ func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) error
 			if i < len(offs) {
 				off = offs[i]
 			}
-			fail := func(err error) error { return &JobFileError{Offset: off, Index: i, Err: err} }
+			fail := func(err error) ([]error, error) {
+				return refused, &JobFileError{Offset: off, Index: i, Err: err}
+			}
 			st, ok := fileStates[strings.ToLower(fj.State)]
 			if !ok {
 				return fail(fmt.Errorf("state %q: expected pending, running, completed, failed, cancelled or timeout", fj.State))
@@ -310,14 +314,19 @@ func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) error
 			submit = now
 		}
 		if err := q.Submit(p.j, p.held, submit); err != nil {
+			var re *RefusedError
+			if errors.As(err, &re) {
+				refused = append(refused, err)
+				continue
+			}
 			off := 0
 			if p.idx < len(offs) {
 				off = offs[p.idx]
 			}
-			return &JobFileError{Offset: off, Index: p.idx, Err: err}
+			return refused, &JobFileError{Offset: off, Index: p.idx, Err: err}
 		}
 	}
-	return nil
+	return refused, nil
 }
 
 // fileJob builds a job record from a file entry.

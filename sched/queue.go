@@ -121,6 +121,16 @@ func (e *JobError) Error() string { return fmt.Sprintf("job %d: %v", e.Job, e.Er
 // Unwrap returns the problem.
 func (e *JobError) Unwrap() error { return e.Err }
 
+// RefusedError is the Limits hook refusing a job at submit (slurmctld's
+// acct_policy_validate, or an invalid account or QOS): the job is not
+// queued, as sbatch's submission fails.
+type RefusedError struct{ Err error }
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the hook's error.
+func (e *RefusedError) Unwrap() error { return e.Err }
+
 // NewQueue makes an empty queue over opt.Cluster and opt.Plugin.
 func NewQueue(opt Options) *Queue {
 	if opt.Scheduler == nil {
@@ -259,7 +269,7 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 	}
 	if q.opt.Limits != nil {
 		if err := q.opt.Limits.Validate(j); err != nil {
-			return &JobError{Job: j.ID, Err: err}
+			return &JobError{Job: j.ID, Err: &RefusedError{Err: err}}
 		}
 	}
 	e, err := q.add(j)

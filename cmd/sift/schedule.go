@@ -67,8 +67,8 @@ constraints. Times are Unix seconds, RFC 3339 or YYYY-MM-DDTHH:MM:SS (UTC).
 
 --limits FILE (a 'sacctmgr dump' file, with --limits-qos, --tres, --enforce, --partition-qos as
 in 'sift limits') enforces association and QOS limits as slurmctld's acct_policy does: a job a
-limit refuses at submit is an error naming the job and the limit; a job a limit holds pends with
-the limit's reason (QOSMaxJobsPerUserLimit, AssocGrpCpuLimit, ...); running jobs count as usage.
+limit holds pends with the limit's reason (QOSMaxJobsPerUserLimit, AssocGrpCpuLimit, ...); running jobs count as usage.
+A job a limit refuses at submit is left out of the queue, as sbatch would fail, and listed.
 
 Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 		Args: cobra.NoArgs,
@@ -174,7 +174,8 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			for _, id := range explainIDs {
 				q.Trace(uint32(id))
 			}
-			if err := sched.Load(q, files, offs, defaultPartition(inv.Partitions), now); err != nil {
+			refused, err := sched.Load(q, files, offs, defaultPartition(inv.Partitions), now)
+			if err != nil {
 				return invalidInput(fmt.Errorf("%s: %w", jobsPath, err))
 			}
 			for _, id := range explainIDs {
@@ -187,6 +188,9 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				return err
 			}
 			res := scheduleResult(snap, s.Name(), now, q, pass)
+			for _, r := range refused {
+				res.Refused = append(res.Refused, r.Error())
+			}
 			if opts.Limits != nil {
 				res.countHeldByLimit(q)
 			}
@@ -276,6 +280,8 @@ type scheduleOutput struct {
 	// HeldByLimit counts the pending jobs an association or QOS limit
 	// holds, by reason (with --limits).
 	HeldByLimit map[string]int `json:"held_by_limit,omitempty"`
+	// Refused are the jobs the limits refused at submit (not queued).
+	Refused []string `json:"refused,omitempty"`
 }
 
 // slurmTime is squeue's time format.
@@ -360,8 +366,16 @@ func (o *scheduleOutput) print(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "# %s pass at %s: %d started, %d tested by the main pass, %d by backfill, %d reserved\n",
 		o.Policy, slurmTime(o.At), len(o.Started), o.MainTested, o.BackfillTested, o.Reserved)
-	if err != nil || o.HeldByLimit == nil {
+	if err != nil {
 		return err
+	}
+	for _, r := range o.Refused {
+		if _, err := fmt.Fprintf(w, "# refused at submit: %s\n", r); err != nil {
+			return err
+		}
+	}
+	if o.HeldByLimit == nil {
+		return nil
 	}
 	reasons := make([]string, 0, len(o.HeldByLimit))
 	for r := range o.HeldByLimit {
