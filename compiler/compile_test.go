@@ -11,6 +11,7 @@ import (
 	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/compiler/slurm"
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/position"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -23,9 +24,8 @@ func TestCompileErrorsKeepTheByteOffset(t *testing.T) {
 			if !errors.As(err, &perr) {
 				t.Fatalf("Compile(%q) error %v does not wrap *slurm.Error", text, err)
 			}
-			var off interface{ ByteOffset() int }
-			if !errors.As(err, &off) || off.ByteOffset() != perr.Offset {
-				t.Fatalf("ByteOffset not reachable through %v", err)
+			if off, ok := position.Of(err); !ok || off != perr.Offset {
+				t.Fatalf("position.Of(%v) = %d, %v; want %d", err, off, ok, perr.Offset)
 			}
 		})
 	}
@@ -94,9 +94,8 @@ func TestFluxErrorsKeepTheByteOffset(t *testing.T) {
 		text string
 	}{{Flux, `{"properties":[1]}`}, {Flux, `{"bogus":[]}`}, {Requires, "gpu and"}, {Requires, "(gpu"}} {
 		_, err := Compile(tt.lang, tt.text)
-		var off interface{ ByteOffset() int }
-		if !errors.As(err, &off) {
-			t.Errorf("Compile(%s, %q) error %v has no ByteOffset", tt.lang, tt.text, err)
+		if _, ok := position.Of(err); !ok {
+			t.Errorf("Compile(%s, %q) error %v has no position", tt.lang, tt.text, err)
 		}
 	}
 }

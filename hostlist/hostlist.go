@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/nodesift/sift/position"
 )
 
 // Dialect selects whose hostlist rules apply.
@@ -61,9 +63,9 @@ var (
 
 // Error is a parse error at byte Offset of the input.
 type Error struct {
-	Offset int
-	Msg    string
-	Err    error // ErrInvalid, ErrRange or ErrTooLarge
+	position.Pos
+	Msg string
+	Err error // ErrInvalid, ErrRange or ErrTooLarge
 }
 
 func (e *Error) Error() string {
@@ -72,9 +74,6 @@ func (e *Error) Error() string {
 
 // Unwrap returns the error class.
 func (e *Error) Unwrap() error { return e.Err }
-
-// ByteOffset returns the byte of the input the error refers to.
-func (e *Error) ByteOffset() int { return e.Offset }
 
 // hostRange is one stored element: either the single opaque host prefix, or
 // prefix followed by each number in [lo, hi] zero-padded to width.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/nodesift/sift/position"
 )
 
 // element is one lo-hi item of a bracket: width is the length of lo's text.
@@ -35,7 +37,7 @@ func Parse(dialect Dialect, s string) (*List, error) {
 }
 
 func tooLarge(off int) error {
-	return &Error{Offset: off, Msg: fmt.Sprintf("more than %d ranges", MaxRanges), Err: ErrTooLarge}
+	return &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("more than %d ranges", MaxRanges), Err: ErrTooLarge}
 }
 
 // parseElement parses "lo", "lo-" or "lo-hi" as both libraries'
@@ -44,7 +46,7 @@ func tooLarge(off int) error {
 // ignored when hi follows, hi >= lo, at most max hosts.
 func parseElement(s string, off int, max uint64) (element, error) {
 	bad := func(msg string) (element, error) {
-		return element{}, &Error{Offset: off, Msg: fmt.Sprintf("%s in range '%s'", msg, s), Err: ErrInvalid}
+		return element{}, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("%s in range '%s'", msg, s), Err: ErrInvalid}
 	}
 	loText, hiText, dash := strings.Cut(s, "-")
 	if dash && strings.HasPrefix(hiText, "-") {
@@ -70,7 +72,7 @@ func parseElement(s string, off int, max uint64) (element, error) {
 		return bad("decreasing range")
 	}
 	if hi-lo+1 > max || hi-lo+1 == 0 {
-		return element{}, &Error{Offset: off, Msg: fmt.Sprintf("more than %d hosts in range '%s'", max, s), Err: ErrRange}
+		return element{}, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("more than %d hosts in range '%s'", max, s), Err: ErrRange}
 	}
 	return element{lo: lo, hi: hi, width: len(loText)}, nil
 }
@@ -80,7 +82,7 @@ func parseElements(list string, off int, max uint64, maxElems int, reject string
 	var out []element
 	for pos := 0; ; {
 		if len(out) == maxElems {
-			return nil, &Error{Offset: off + pos, Msg: fmt.Sprintf("more than %d elements in one bracket", maxElems), Err: ErrRange}
+			return nil, &Error{Pos: position.Pos{Offset: off + pos}, Msg: fmt.Sprintf("more than %d elements in one bracket", maxElems), Err: ErrRange}
 		}
 		end := strings.IndexByte(list[pos:], ',')
 		piece := list[pos:]
@@ -88,7 +90,7 @@ func parseElements(list string, off int, max uint64, maxElems int, reject string
 			piece = list[pos : pos+end]
 		}
 		if reject != "" && strings.ContainsAny(piece, reject) {
-			return nil, &Error{Offset: off + pos, Msg: fmt.Sprintf("invalid range '%s'", piece), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off + pos}, Msg: fmt.Sprintf("invalid range '%s'", piece), Err: ErrInvalid}
 		}
 		e, err := parseElement(piece, off+pos, max)
 		if err != nil {
@@ -137,7 +139,7 @@ func (l *List) parseFlux(s string) error {
 		open := strings.IndexByte(tok, '[')
 		if open < 0 {
 			if i := strings.IndexByte(tok, ']'); i >= 0 {
-				return &Error{Offset: start + i, Msg: "unmatched ']'", Err: ErrInvalid}
+				return &Error{Pos: position.Pos{Offset: start + i}, Msg: "unmatched ']'", Err: ErrInvalid}
 			}
 			if len(tok) > fluxTokenMax {
 				tok = tok[:fluxTokenMax]
@@ -150,7 +152,7 @@ func (l *List) parseFlux(s string) error {
 		prefix := tok[:open]
 		close := strings.IndexByte(tok[open+1:], ']')
 		if close < 0 {
-			return &Error{Offset: start + open, Msg: "missing ']'", Err: ErrInvalid}
+			return &Error{Pos: position.Pos{Offset: start + open}, Msg: "missing ']'", Err: ErrInvalid}
 		}
 		close += open + 1
 		elems, err := parseElements(tok[open+1:close], start+open+1, FluxMaxRange, FluxMaxElements, "")
@@ -275,7 +277,7 @@ func (l *List) parseSlurm(s string) error {
 		}
 		close := strings.IndexByte(tok[open+1:], ']')
 		if close < 0 {
-			return &Error{Offset: start + open, Msg: "missing ']'", Err: ErrInvalid}
+			return &Error{Pos: position.Pos{Offset: start + open}, Msg: "missing ']'", Err: ErrInvalid}
 		}
 		close += open + 1
 		var suffix *string
@@ -291,7 +293,7 @@ func (l *List) parseSlurm(s string) error {
 		case errors.Is(err, ErrTooLarge):
 			return tooLarge(start)
 		case err != nil:
-			return &Error{Offset: start, Msg: "invalid prefix range: " + err.Error(), Err: ErrInvalid}
+			return &Error{Pos: position.Pos{Offset: start}, Msg: "invalid prefix range: " + err.Error(), Err: ErrInvalid}
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/nodesift/sift/position"
 )
 
 // MaxID is the largest id an idset may hold (flux-core's universe limit is 2^31).
@@ -42,18 +44,15 @@ var (
 // Error is a decode error: Msg is flux-core's message and Offset the byte
 // of the input it refers to.
 type Error struct {
-	Offset int
-	Msg    string
-	Err    error // ErrInvalid or ErrRange
+	position.Pos
+	Msg string
+	Err error // ErrInvalid or ErrRange
 }
 
 func (e *Error) Error() string { return e.Msg }
 
 // Unwrap returns the error class (ErrInvalid or ErrRange).
 func (e *Error) Unwrap() error { return e.Err }
-
-// ByteOffset returns the byte of the input the error refers to.
-func (e *Error) ByteOffset() int { return e.Offset }
 
 // Decode parses s as a strict RFC 22 idset, exactly as flux-core's
 // idset_decode does (except that numbers of 2^32 and more are rejected).
@@ -63,7 +62,7 @@ func Decode(s string) (*Set, error) {
 		body, base = s[1:len(s)-1], 1
 	}
 	if i := strings.IndexAny(body, "[]"); i >= 0 {
-		return nil, &Error{Offset: base + i, Msg: "mismatched or nested brackets", Err: ErrInvalid}
+		return nil, &Error{Pos: position.Pos{Offset: base + i}, Msg: "mismatched or nested brackets", Err: ErrInvalid}
 	}
 	set := &Set{}
 	var maxID uint64
@@ -83,19 +82,19 @@ func Decode(s string) (*Set, error) {
 		}
 		lo, hi, ok := parseElement(elem)
 		if !ok {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
 		}
 		// libidset keeps ids in 32 bits: its order and validity checks see
 		// the truncated values, so these follow it; ids of 2^32 and more,
 		// which it would then store wrapped, are refused.
 		if have && uint64(uint32(lo)) <= maxID {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("range '%s' is out of order", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("range '%s' is out of order", elem), Err: ErrInvalid}
 		}
 		if isInvalidID(uint64(uint32(lo))) || isInvalidID(uint64(uint32(hi))) {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': Invalid argument", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': Invalid argument", elem), Err: ErrInvalid}
 		}
 		if hi > MaxID || lo > MaxID {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
 		}
 		set.appendRange(uint32(lo), uint32(hi))
 		maxID, have = hi, true
@@ -169,10 +168,10 @@ func Parse(s string) (*Set, error) {
 		pos = end
 		lo, hi, ok := parseLenient(elem)
 		if !ok {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
 		}
 		if hi > MaxID {
-			return nil, &Error{Offset: off, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
 		}
 		rs = append(rs, Range{uint32(lo), uint32(hi)})
 	}

@@ -45,6 +45,15 @@ func (e *Error) Error() string {
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }
 
+// ByteOffset returns Offset, or -1 when the error is not about one place
+// (Line is 0), so the error is a position.Positioned.
+func (e *Error) ByteOffset() int {
+	if e.Line == 0 {
+		return -1
+	}
+	return e.Offset
+}
+
 // Warning is a problem that does not stop a node file from loading, such as
 // a node whose extra data is not valid JSON (that node then matches no
 // constrained job).

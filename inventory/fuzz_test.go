@@ -40,7 +40,7 @@ func FuzzScanJSON(f *testing.F) {
 		end, serr := s.value(i, 0)
 		ok := serr == nil && s.ws(end) == len(data)
 		ferr := fastjson.ValidateBytes(data)
-		if !ok && ferr == nil && strings.HasPrefix(serr.msg, "control character") {
+		if !ok && ferr == nil && strings.HasPrefix(serr.Msg, "control character") {
 			return
 		}
 		if ok != (ferr == nil) {

@@ -8,10 +8,12 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/valyala/fastjson"
+
 	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
-	"github.com/valyala/fastjson"
+	"github.com/nodesift/sift/position"
 )
 
 // isNodeFile reports whether data looks like a sift node file: JSON text
@@ -90,8 +92,8 @@ func (r *nodeReader) errAt(off int, node, field, format string, args ...any) *Er
 		Msg: fmt.Sprintf(format, args...)}
 }
 
-func (r *nodeReader) syntax(e *syntaxError) *Error {
-	return r.errAt(e.off, "", "", "invalid JSON: %s", e.msg)
+func (r *nodeReader) syntax(e *position.Error) *Error {
+	return r.errAt(e.Offset, "", "", "invalid JSON: %s", e.Msg)
 }
 
 // lineEnd returns the offset of the '\n' ending the line that holds i, or

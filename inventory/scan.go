@@ -1,15 +1,13 @@
 package inventory
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/nodesift/sift/position"
+)
 
 // maxDepth bounds JSON nesting so a hostile file cannot exhaust the stack.
 const maxDepth = 512
-
-// syntaxError is a JSON syntax error at a byte offset of the scanned text.
-type syntaxError struct {
-	off int
-	msg string
-}
 
 // scanner walks strict RFC 8259 JSON text and reports the byte spans of
 // values, which fastjson does not expose: sift needs them for line numbers
@@ -18,8 +16,9 @@ type scanner struct {
 	b []byte
 }
 
-func (s *scanner) errf(off int, format string, args ...any) *syntaxError {
-	return &syntaxError{off: off, msg: fmt.Sprintf(format, args...)}
+// errf returns a JSON syntax error at byte off.
+func (s *scanner) errf(off int, format string, args ...any) *position.Error {
+	return position.NewError(off, fmt.Sprintf(format, args...))
 }
 
 func (s *scanner) ws(i int) int {
@@ -35,7 +34,7 @@ func (s *scanner) ws(i int) int {
 }
 
 // value returns the end of the JSON value starting at i (no leading space).
-func (s *scanner) value(i, depth int) (int, *syntaxError) {
+func (s *scanner) value(i, depth int) (int, *position.Error) {
 	if i >= len(s.b) {
 		return i, s.errf(i, "unexpected end of input, expected a JSON value")
 	}
@@ -66,7 +65,7 @@ func describe(c byte) string {
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-func (s *scanner) literal(i int, word string) (int, *syntaxError) {
+func (s *scanner) literal(i int, word string) (int, *position.Error) {
 	for k := 0; k < len(word); k++ {
 		if i+k >= len(s.b) || s.b[i+k] != word[k] {
 			return i + k, s.errf(i+k, "invalid literal, expected %q", word)
@@ -83,7 +82,7 @@ var plainStr = func() (t [256]bool) {
 	return t
 }()
 
-func (s *scanner) str(i int) (int, *syntaxError) {
+func (s *scanner) str(i int) (int, *position.Error) {
 	start := i
 	i++
 	b := s.b
@@ -130,7 +129,7 @@ func isHex(c byte) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-func (s *scanner) number(i int) (int, *syntaxError) {
+func (s *scanner) number(i int) (int, *position.Error) {
 	if s.b[i] == '-' {
 		i++
 	}
@@ -176,7 +175,7 @@ type member struct {
 
 // object scans the object at i; when members is non-nil it receives the
 // object's members in source order.
-func (s *scanner) object(i, depth int, members *[]member) (int, *syntaxError) {
+func (s *scanner) object(i, depth int, members *[]member) (int, *position.Error) {
 	if depth > maxDepth {
 		return i, s.errf(i, "JSON nested deeper than %d levels", maxDepth)
 	}
@@ -228,7 +227,7 @@ func (s *scanner) object(i, depth int, members *[]member) (int, *syntaxError) {
 
 // array scans the array at i; when elems is non-nil it receives the
 // [start, end) span of each element.
-func (s *scanner) array(i, depth int, elems *[][2]int) (int, *syntaxError) {
+func (s *scanner) array(i, depth int, elems *[][2]int) (int, *position.Error) {
 	if depth > maxDepth {
 		return i, s.errf(i, "JSON nested deeper than %d levels", maxDepth)
 	}
@@ -260,7 +259,7 @@ func (s *scanner) array(i, depth int, elems *[][2]int) (int, *syntaxError) {
 	}
 }
 
-func (s *scanner) unexpected(i int, want string) *syntaxError {
+func (s *scanner) unexpected(i int, want string) *position.Error {
 	if i >= len(s.b) {
 		return s.errf(i, "unexpected end of input, expected %s", want)
 	}

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nodesift/sift/position"
 )
 
 // Config holds the SchedulerParameters knobs sift models, under Slurm's
@@ -109,17 +111,14 @@ func DefaultConfig() Config {
 // byte offset of the value in the text.
 type ParamError struct {
 	Key, Value string
-	Offset     int
-	Msg        string
+	position.Pos
+	Msg string
 }
 
 // Error names the parameter and the problem.
 func (e *ParamError) Error() string {
 	return fmt.Sprintf("SchedulerParameters %s=%s: %s", e.Key, e.Value, e.Msg)
 }
-
-// ByteOffset is where the bad value starts.
-func (e *ParamError) ByteOffset() int { return e.Offset }
 
 // ParseSchedulerParameters reads slurm.conf's SchedulerParameters (comma-
 // separated key[=value] options) over base. Options sift does not model are
@@ -143,10 +142,10 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 		num := func(min, max int64) (int64, error) {
 			n, err := strconv.ParseInt(val, 10, 64)
 			if err != nil || !hasVal {
-				return 0, &ParamError{Key: key, Value: val, Offset: valOff, Msg: "expected an integer"}
+				return 0, &ParamError{Key: key, Value: val, Pos: position.Pos{Offset: valOff}, Msg: "expected an integer"}
 			}
 			if n < min || n > max {
-				return 0, &ParamError{Key: key, Value: val, Offset: valOff, Msg: fmt.Sprintf("out of Slurm's range %d-%d", min, max)}
+				return 0, &ParamError{Key: key, Value: val, Pos: position.Pos{Offset: valOff}, Msg: fmt.Sprintf("out of Slurm's range %d-%d", min, max)}
 			}
 			return n, nil
 		}

@@ -11,7 +11,9 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
 	"github.com/nodesift/sift/hostlist"
+	"github.com/nodesift/sift/position"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -97,7 +99,7 @@ func ParseTimeValue(s string) (int64, error) {
 // JobFileError is a jobs file that cannot be read: Offset is the byte
 // where the offending JSON value (or job) starts.
 type JobFileError struct {
-	Offset int
+	position.Pos
 	// Index is the job's position in the file (-1 for the file's form).
 	Index int
 	Err   error
@@ -114,9 +116,6 @@ func (e *JobFileError) Error() string {
 // Unwrap returns the problem.
 func (e *JobFileError) Unwrap() error { return e.Err }
 
-// ByteOffset is where the problem starts.
-func (e *JobFileError) ByteOffset() int { return e.Offset }
-
 // ParseJobFile reads a jobs file: {"jobs": [FileJob, ...]}. Unknown keys
 // are refused, so a misspelt key does not pass silently.
 func ParseJobFile(data []byte) ([]FileJob, []int, error) {
@@ -127,7 +126,7 @@ func ParseJobFile(data []byte) ([]FileJob, []int, error) {
 		if errors.As(err, &se) {
 			off = int(se.Offset)
 		}
-		return nil, nil, &JobFileError{Offset: off, Index: -1, Err: err}
+		return nil, nil, &JobFileError{Pos: position.Pos{Offset: off}, Index: -1, Err: err}
 	}
 	expect := func(want json.Delim) error {
 		tok, err := dec.Token()
@@ -174,7 +173,7 @@ func ParseJobFile(data []byte) ([]FileJob, []int, error) {
 			d := json.NewDecoder(bytes.NewReader(raw))
 			d.DisallowUnknownFields()
 			if err := d.Decode(&fj); err != nil {
-				return nil, nil, &JobFileError{Offset: off, Index: len(jobs), Err: err}
+				return nil, nil, &JobFileError{Pos: position.Pos{Offset: off}, Index: len(jobs), Err: err}
 			}
 			jobs = append(jobs, fj)
 			offs = append(offs, off)
@@ -270,7 +269,7 @@ func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) (refu
 				off = offs[i]
 			}
 			fail := func(err error) ([]error, error) {
-				return refused, &JobFileError{Offset: off, Index: i, Err: err}
+				return refused, &JobFileError{Pos: position.Pos{Offset: off}, Index: i, Err: err}
 			}
 			st, ok := fileStates[strings.ToLower(fj.State)]
 			if !ok {
@@ -323,7 +322,7 @@ func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) (refu
 			if p.idx < len(offs) {
 				off = offs[p.idx]
 			}
-			return refused, &JobFileError{Offset: off, Index: p.idx, Err: err}
+			return refused, &JobFileError{Pos: position.Pos{Offset: off}, Index: p.idx, Err: err}
 		}
 	}
 	return refused, nil

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nodesift/sift/position"
 )
 
 func TestCheckGolden(t *testing.T) {
@@ -34,7 +36,7 @@ func TestLongInputErrorEchoesAWindowAroundTheCaret(t *testing.T) {
 		t.Fatalf("exit %d, stderr %d bytes in %d lines; want exit 2 and 3 lines", code, len(errOut), len(lines))
 	}
 	echo, caret := lines[1], lines[2]
-	if len(echo) > 2+3+2*echoHalf+3 || !strings.HasPrefix(echo, "  ...") || !strings.HasSuffix(echo, "...") {
+	if len(echo) > 2+3+position.Width+3 || !strings.HasPrefix(echo, "  ...") || !strings.HasSuffix(echo, "...") {
 		t.Errorf("echo %q: want at most about 100 bytes cut with ... at both ends", echo)
 	}
 	if len(caret) > len(echo) || !strings.HasSuffix(caret, "^") {

@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/nodesift/sift/position"
 )
 
 // Exit codes of every sift command.
@@ -31,14 +32,21 @@ func invalidInput(err error) error { return &exitError{code: exitInvalidInput, e
 // unsatisfied marks err as a well-formed request that cannot be met (exit 3).
 func unsatisfied(err error) error { return &exitError{code: exitUnsatisfied, err: err} }
 
-// offsetter is implemented by parse errors that know the byte they point at.
-type offsetter interface{ ByteOffset() int }
-
 // constraintError marks err as an invalid constraint text (exit 2) and
 // remembers the text so the report can put a caret under the offending byte.
+// A front end's positioned error is reported without the compiler's
+// wrapping, so check, match and select word it alike.
 func constraintError(text string, err error) error {
-	return &exitError{code: exitInvalidInput, err: &sourceError{text: text, err: err}}
+	var p position.Positioned
+	if errors.As(err, &p) {
+		err = p
+	}
+	return &exitError{code: exitInvalidInput, err: withSource(text, err)}
 }
+
+// withSource remembers the text err's position refers to, so the report can
+// echo the place with a caret under it.
+func withSource(text string, err error) error { return &sourceError{text: text, err: err} }
 
 type sourceError struct {
 	text string
@@ -48,19 +56,12 @@ type sourceError struct {
 func (e *sourceError) Error() string { return e.err.Error() }
 func (e *sourceError) Unwrap() error { return e.err }
 
-// report prints err as one line (plus the source and a caret line for
-// positioned constraint errors) and returns the exit code.
+// report prints err as one line (plus an excerpt of the input and a caret
+// line for positioned errors whose input is known) and returns the exit
+// code.
 func report(w io.Writer, err error) int {
 	fmt.Fprintf(w, "sift: %s\n", err)
-	var src *sourceError
-	var off offsetter
-	if errors.As(err, &src) && errors.As(err, &off) && !strings.ContainsAny(src.text, "\n\r") {
-		o := off.ByteOffset()
-		if o >= 0 && o <= len(src.text) {
-			win, c := echoWindow(src.text, o)
-			fmt.Fprintf(w, "  %s\n  %s^\n", win, caretPad(win[:c]))
-		}
-	}
+	printCaret(w, err)
 	var ee *exitError
 	if errors.As(err, &ee) {
 		return ee.code
@@ -72,40 +73,26 @@ func report(w io.Writer, err error) int {
 	return exitRuntime
 }
 
-// echoHalf bounds the echo of an input to about 100 bytes around the caret,
-// so a huge input is not printed whole.
-const echoHalf = 48
-
-// echoWindow returns the part of text within echoHalf bytes of byte o, with
-// "..." where it is cut, and o's offset inside that window.
-func echoWindow(text string, o int) (string, int) {
-	start, end := max(0, o-echoHalf), min(len(text), o+echoHalf)
-	for start > 0 && !utf8.RuneStart(text[start]) {
-		start--
+// printCaret prints the line of the input holding the byte err points at,
+// cut to about 100 bytes around it, and a caret under that byte; the line
+// number leads when the input has several lines. It prints nothing when err
+// carries no position or no input.
+func printCaret(w io.Writer, err error) {
+	var src *sourceError
+	if !errors.As(err, &src) {
+		return
 	}
-	for end < len(text) && !utf8.RuneStart(text[end]) {
-		end++
+	off, ok := position.Of(src)
+	if !ok {
+		return
 	}
-	win, c := text[start:end], o-start
-	if start > 0 {
-		win, c = "..."+win, c+3
+	ex, ok := position.Around(src.text, off)
+	if !ok {
+		return
 	}
-	if end < len(text) {
-		win += "..."
+	lead := "  "
+	if ex.Lines > 1 {
+		lead = fmt.Sprintf("  line %d: ", ex.Line)
 	}
-	return win, c
-}
-
-// caretPad returns whitespace as wide as prefix, keeping tabs so the caret
-// lines up under the same byte in a terminal.
-func caretPad(prefix string) string {
-	var b strings.Builder
-	for _, r := range prefix {
-		if r == '\t' {
-			b.WriteByte('\t')
-		} else {
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
+	fmt.Fprintf(w, "%s%s\n%s%s\n", lead, ex.Text, strings.Repeat(" ", len(lead)), ex.Caret)
 }

@@ -58,7 +58,7 @@ or flux (flux-core's libhostlist, RFC 29).`,
 				}
 				l, err := hostlist.Parse(d, expr)
 				if err != nil {
-					return invalidInput(err)
+					return invalidInput(withSource(expr, err))
 				}
 				return do(cmd, l)
 			},

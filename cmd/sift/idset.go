@@ -45,7 +45,7 @@ EXPR - reads EXPR from standard input (encode: its words joined by blanks).`,
 				}
 				s, err := idset.Parse(expr)
 				if err != nil {
-					return invalidInput(err)
+					return invalidInput(withSource(expr, err))
 				}
 				flags := idset.Ranged
 				if brackets {
@@ -70,7 +70,7 @@ EXPR - reads EXPR from standard input (encode: its words joined by blanks).`,
 				}
 				s, err := idset.Decode(expr)
 				if err != nil {
-					return invalidInput(err)
+					return invalidInput(withSource(expr, err))
 				}
 				// Stream: an idset of 2^31 ids is a few ranges, not a slice.
 				w := bufio.NewWriter(cmd.OutOrStdout())

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -132,14 +131,6 @@ constraint from a file (- for standard input), for one too long for a command li
 			// Compile before reading the inventory, so an invalid constraint
 			// exits 2 whatever the node file holds.
 			if _, err := compiler.Compile(compiler.Lang(lang), text); err != nil {
-				// Report the front end's positioned error as check does,
-				// without the compiler's wrapping.
-				var pe offsetter
-				if errors.As(err, &pe) {
-					if e, ok := pe.(error); ok {
-						err = e
-					}
-				}
 				return constraintError(text, err)
 			}
 			cluster, err := nodes.load(cmd, spec)

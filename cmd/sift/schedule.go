@@ -102,7 +102,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			}
 			files, offs, err := sched.ParseJobFile(data)
 			if err != nil {
-				return invalidInput(fmt.Errorf("%s: %w", jobsPath, err))
+				return invalidInput(fmt.Errorf("%s: %w", jobsPath, withSource(string(data), err)))
 			}
 			ns, err := nodes.parse()
 			if err != nil {
@@ -132,7 +132,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				}
 			}
 			if cfg, err = sched.ParseSchedulerParameters(cfg, text); err != nil {
-				return invalidInput(err)
+				return invalidInput(withSource(text, err))
 			}
 			cfg.BFPlanIgnoresConstraints = slurmPlan
 			snap, err := index.Build(inv.Nodes)
@@ -176,7 +176,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			}
 			refused, err := sched.Load(q, files, offs, defaultPartition(inv.Partitions), now)
 			if err != nil {
-				return invalidInput(fmt.Errorf("%s: %w", jobsPath, err))
+				return invalidInput(fmt.Errorf("%s: %w", jobsPath, withSource(string(data), err)))
 			}
 			for _, id := range explainIDs {
 				if _, ok := q.Job(uint32(id)); !ok {

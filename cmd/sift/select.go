@@ -168,12 +168,6 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			for _, c := range req.Constraints {
 				prog, err := compiler.Compile(compiler.Lang(c.Lang), c.Text)
 				if err != nil {
-					var pe offsetter
-					if errors.As(err, &pe) {
-						if e, ok := pe.(error); ok {
-							err = e
-						}
-					}
 					return constraintError(c.Text, err)
 				}
 				progs = append(progs, prog)

@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nodesift/sift/extra"
+	"github.com/nodesift/sift/position"
 )
 
 // maxDepth bounds JSON nesting, as fastjson does, so that no input recurses
@@ -30,7 +31,7 @@ type scanner struct {
 }
 
 func jsonError(off int, msg string) *Error {
-	return &Error{Offset: off, Msg: "invalid JSON at byte " + strconv.Itoa(off) + ": " + msg}
+	return &Error{Pos: position.Pos{Offset: off}, Msg: "invalid JSON at byte " + strconv.Itoa(off) + ": " + msg}
 }
 
 // scanDocument checks that s holds exactly one JSON value.

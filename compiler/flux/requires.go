@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/position"
 )
 
 // ParseRequires reads a `--requires` expression (the RFC 35 shorthand that
@@ -200,7 +201,7 @@ func newLexer(text string) *rlexer {
 }
 
 func (lx *rlexer) errorAt(pos int, msg string) *RequiresError {
-	return &RequiresError{Text: lx.text, Offset: lx.offs[pos], Msg: msg}
+	return &RequiresError{Text: lx.text, Pos: position.Pos{Offset: lx.offs[pos]}, Msg: msg}
 }
 
 // pySpace reports whether Python's str.isspace (and so the regex \s) holds.
@@ -414,7 +415,7 @@ const maxRequiresStack = 3 * maxDepth
 
 func parseRequires(text string) (*rterm, error) {
 	if len(text) > MaxLen {
-		return nil, &Error{Offset: MaxLen, Msg: "--requires expression longer than " + strconv.Itoa(MaxLen) + " bytes (sift's limit)"}
+		return nil, &Error{Pos: position.Pos{Offset: MaxLen}, Msg: "--requires expression longer than " + strconv.Itoa(MaxLen) + " bytes (sift's limit)"}
 	}
 	lx := newLexer(text)
 	stack := []rframe{{state: sStart}}
@@ -560,7 +561,7 @@ func tokenTerm(lx *rlexer, tok rtoken) (*rterm, error) {
 	}
 	for _, r := range op {
 		if !pyWord(r) && !strings.ContainsRune(".+@-", r) {
-			return nil, &RequiresError{Text: lx.text, Offset: tok.off,
+			return nil, &RequiresError{Text: lx.text, Pos: position.Pos{Offset: tok.off},
 				Msg: "invalid character '" + string(r) + "' in operator '" + op + ":'"}
 		}
 	}

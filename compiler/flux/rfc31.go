@@ -5,8 +5,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/nodesift/sift/compiler/ast"
 	"github.com/valyala/fastjson"
+
+	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/position"
 )
 
 // parsers are reused across calls: a fastjson parser keeps its buffers.
@@ -20,7 +22,7 @@ var parsers fastjson.ParserPool
 // false. Invalid constraints give an *Error with flux-core's message.
 func ParseRFC31(text []byte) (ast.Node, error) {
 	if len(text) > MaxLen {
-		return nil, &Error{Offset: MaxLen, Msg: "constraint longer than " + strconv.Itoa(MaxLen) + " bytes (sift's limit)"}
+		return nil, &Error{Pos: position.Pos{Offset: MaxLen}, Msg: "constraint longer than " + strconv.Itoa(MaxLen) + " bytes (sift's limit)"}
 	}
 	return parseRFC31(text)
 }
@@ -53,7 +55,7 @@ func parseRFC31(text []byte) (ast.Node, error) {
 func constraint(v *fastjson.Value, sp span) (ast.Node, error) {
 	o, err := v.Object()
 	if err != nil {
-		return nil, &Error{Offset: sp.off, Msg: "constraint must be JSON object"}
+		return nil, &Error{Pos: position.Pos{Offset: sp.off}, Msg: "constraint must be JSON object"}
 	}
 	// jansson keeps the last of duplicate keys, at the first one's place.
 	var (
@@ -76,7 +78,7 @@ func constraint(v *fastjson.Value, sp span) (ast.Node, error) {
 		i++
 	})
 	if multi {
-		return nil, &Error{Offset: sp.off, Msg: "constraint must only contain 1 element"}
+		return nil, &Error{Pos: position.Pos{Offset: sp.off}, Msg: "constraint must only contain 1 element"}
 	}
 	if val == nil {
 		return &ast.Const{Start: sp.off, Value: true}, nil
@@ -91,7 +93,7 @@ func constraint(v *fastjson.Value, sp span) (ast.Node, error) {
 	case "and", "or", "not":
 		return conditional(key, val, vsp)
 	}
-	return nil, &Error{Offset: sp.off, Msg: "unknown constraint operator: " + key}
+	return nil, &Error{Pos: position.Pos{Offset: sp.off}, Msg: "unknown constraint operator: " + key}
 }
 
 // properties converts a `properties` array: one name is a leaf, several are
@@ -99,17 +101,17 @@ func constraint(v *fastjson.Value, sp span) (ast.Node, error) {
 func properties(v *fastjson.Value, sp span) (ast.Node, error) {
 	items, err := v.Array()
 	if err != nil {
-		return nil, &Error{Offset: sp.off, Msg: "properties value must be an array"}
+		return nil, &Error{Pos: position.Pos{Offset: sp.off}, Msg: "properties value must be an array"}
 	}
 	leaves := make([]ast.Node, 0, len(items))
 	for i, it := range items {
 		b, err := it.StringBytes()
 		if err != nil {
-			return nil, &Error{Offset: sp.kids[i].off, Msg: "non-string property specified"}
+			return nil, &Error{Pos: position.Pos{Offset: sp.kids[i].off}, Msg: "non-string property specified"}
 		}
 		name := string(b)
 		if j := strings.IndexAny(name, "!&'\"`|()"); j >= 0 {
-			return nil, &Error{Offset: sp.kids[i].off,
+			return nil, &Error{Pos: position.Pos{Offset: sp.kids[i].off},
 				Msg: "invalid character '" + name[j:j+1] + "' in property \"" + name + "\""}
 		}
 		leaves = append(leaves, propertyLeaf(name, sp.kids[i]))
@@ -148,7 +150,7 @@ func hostlistOp(v *fastjson.Value, sp, obj span) (ast.Node, error) {
 		}
 		s := string(b)
 		if !validHostlist(s) {
-			return nil, &Error{Offset: sp.kids[i].off,
+			return nil, &Error{Pos: position.Pos{Offset: sp.kids[i].off},
 				Msg: "invalid hostlist '" + s + "' in " + string(janssonJSON(nil, v))}
 		}
 		n.Exprs = append(n.Exprs, s)
@@ -173,7 +175,7 @@ func ranksOp(v *fastjson.Value, sp, obj span) (ast.Node, error) {
 			rs, ok = decodeRanks(s)
 		}
 		if !ok {
-			return nil, &Error{Offset: sp.kids[i].off,
+			return nil, &Error{Pos: position.Pos{Offset: sp.kids[i].off},
 				Msg: "invalid idset '" + s + "' in " + string(janssonJSON(nil, v))}
 		}
 		n.Ranges = append(n.Ranges, rs...)
@@ -207,7 +209,7 @@ func unionRanges(rs []ast.RankRange) []ast.RankRange {
 func conditional(op string, v *fastjson.Value, sp span) (ast.Node, error) {
 	items, err := v.Array()
 	if err != nil {
-		return nil, &Error{Offset: sp.off, Msg: op + " operator value must be an array"}
+		return nil, &Error{Pos: position.Pos{Offset: sp.off}, Msg: op + " operator value must be an array"}
 	}
 	xs := make([]ast.Node, 0, len(items))
 	for i, it := range items {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nodesift/sift/compiler/ast"
 	"github.com/nodesift/sift/extra"
+	"github.com/nodesift/sift/position"
 )
 
 // MaxLen is the longest extra constraint Slurm accepts, in bytes
@@ -15,17 +16,14 @@ const MaxLen = 1024
 // Error is an invalid extra constraint: Offset is the byte where the problem
 // was detected and Msg says what was expected there.
 type Error struct {
-	Offset int
-	Msg    string
+	position.Pos
+	Msg string
 }
 
 // Error returns "invalid constraint at byte N: " and the message.
 func (e *Error) Error() string {
 	return fmt.Sprintf("invalid constraint at byte %d: %s", e.Offset, e.Msg)
 }
-
-// ByteOffset returns the byte offset of the problem, for caret display.
-func (e *Error) ByteOffset() int { return e.Offset }
 
 const (
 	msgOperand = `expected a key or "("`
@@ -52,10 +50,10 @@ var class = [256]uint8{
 // that item; a level joined by & or , is an *ast.And, by | an *ast.Or.
 func Parse(text string) (ast.Node, error) {
 	if len(text) > MaxLen {
-		return nil, &Error{Offset: MaxLen, Msg: fmt.Sprintf("constraint longer than %d bytes", MaxLen)}
+		return nil, &Error{Pos: position.Pos{Offset: MaxLen}, Msg: fmt.Sprintf("constraint longer than %d bytes", MaxLen)}
 	}
 	if i := strings.IndexByte(text, 0); i >= 0 {
-		return nil, &Error{Offset: i, Msg: "unexpected NUL byte: a constraint is a C string"}
+		return nil, &Error{Pos: position.Pos{Offset: i}, Msg: "unexpected NUL byte: a constraint is a C string"}
 	}
 	// Leaves come from one slab: a constraint has at most one leaf more
 	// than it has boolean operators, and n leaves take 4n-1 bytes or more.
@@ -111,29 +109,29 @@ func (p *parser) level(open int) (ast.Node, error) {
 			afterOp = false
 		case ')':
 			if open < 0 {
-				return nil, &Error{Offset: i, Msg: `unexpected ")" with no "(" open: ` + msgBoolOp + " or end of constraint"}
+				return nil, &Error{Pos: position.Pos{Offset: i}, Msg: `unexpected ")" with no "(" open: ` + msgBoolOp + " or end of constraint"}
 			}
 			if afterOp {
 				if len(p.stack) == base {
-					return nil, &Error{Offset: i, Msg: "empty group: " + msgOperand}
+					return nil, &Error{Pos: position.Pos{Offset: i}, Msg: "empty group: " + msgOperand}
 				}
-				return nil, &Error{Offset: i, Msg: msgOperand + " after the boolean operator at byte " + itoa(lastOpAt)}
+				return nil, &Error{Pos: position.Pos{Offset: i}, Msg: msgOperand + " after the boolean operator at byte " + itoa(lastOpAt)}
 			}
 			p.pos++
 			return p.group(start, op, base), nil
 		case ',', '&', '|':
 			if afterOp {
-				return nil, &Error{Offset: i, Msg: msgOperand + " (a boolean operator must follow a comparison or a group)"}
+				return nil, &Error{Pos: position.Pos{Offset: i}, Msg: msgOperand + " (a boolean operator must follow a comparison or a group)"}
 			}
 			if i+1 < len(p.s) && class[p.s[i+1]] == classBool {
-				return nil, &Error{Offset: i + 1, Msg: msgOperand + ": boolean operators are single characters"}
+				return nil, &Error{Pos: position.Pos{Offset: i + 1}, Msg: msgOperand + ": boolean operators are single characters"}
 			}
 			this := c
 			if this == ',' {
 				this = '&'
 			}
 			if op != 0 && op != this {
-				return nil, &Error{Offset: i, Msg: fmt.Sprintf("expected %q (boolean operators may not be mixed at one level; add parentheses)", string(op))}
+				return nil, &Error{Pos: position.Pos{Offset: i}, Msg: fmt.Sprintf("expected %q (boolean operators may not be mixed at one level; add parentheses)", string(op))}
 			}
 			op = this
 			afterOp = true
@@ -154,21 +152,21 @@ func (p *parser) level(open int) (ast.Node, error) {
 	end := len(p.s)
 	if afterOp {
 		if len(p.stack) == base && open < 0 {
-			return nil, &Error{Offset: end, Msg: "unexpected end of constraint: expected a key or \"(\" (an empty constraint is invalid)"}
+			return nil, &Error{Pos: position.Pos{Offset: end}, Msg: "unexpected end of constraint: expected a key or \"(\" (an empty constraint is invalid)"}
 		}
-		return nil, &Error{Offset: end, Msg: "unexpected end of constraint: " + msgOperand}
+		return nil, &Error{Pos: position.Pos{Offset: end}, Msg: "unexpected end of constraint: " + msgOperand}
 	}
 	if open >= 0 {
-		return nil, &Error{Offset: end, Msg: fmt.Sprintf(`unexpected end of constraint: expected ")" to close the "(" at byte %d`, open)}
+		return nil, &Error{Pos: position.Pos{Offset: end}, Msg: fmt.Sprintf(`unexpected end of constraint: expected ")" to close the "(" at byte %d`, open)}
 	}
 	return p.group(start, op, base), nil
 }
 
 func (p *parser) expectedBoolOp(i, open int) *Error {
 	if open < 0 {
-		return &Error{Offset: i, Msg: msgBoolOp + " or end of constraint"}
+		return &Error{Pos: position.Pos{Offset: i}, Msg: msgBoolOp + " or end of constraint"}
 	}
-	return &Error{Offset: i, Msg: msgBoolOp + ` or ")"`}
+	return &Error{Pos: position.Pos{Offset: i}, Msg: msgBoolOp + ` or ")"`}
 }
 
 // group pops the items of the level that starts at p.stack[base] and
@@ -204,10 +202,10 @@ func (p *parser) leaf() (ast.Node, error) {
 	}
 	text := p.s[start:end]
 	if k < 0 {
-		return nil, &Error{Offset: end, Msg: msgCmpOp + " after the key " + quote(text)}
+		return nil, &Error{Pos: position.Pos{Offset: end}, Msg: msgCmpOp + " after the key " + quote(text)}
 	}
 	if k == 0 {
-		return nil, &Error{Offset: start, Msg: "expected a key before the comparison operator (a key may not be empty)"}
+		return nil, &Error{Pos: position.Pos{Offset: start}, Msg: "expected a key before the comparison operator (a key may not be empty)"}
 	}
 	m := k
 	for m < len(text) && class[text[m]] == classCmp {
@@ -218,15 +216,15 @@ func (p *parser) leaf() (ast.Node, error) {
 		// Point just after the longest operator the run starts with.
 		n := longestOpPrefix(text[k:m])
 		if n == 0 {
-			return nil, &Error{Offset: start + k + 1, Msg: `expected "=" after "!" (comparison operators are ` + msgOpsList + ")"}
+			return nil, &Error{Pos: position.Pos{Offset: start + k + 1}, Msg: `expected "=" after "!" (comparison operators are ` + msgOpsList + ")"}
 		}
-		return nil, &Error{Offset: start + k + n, Msg: fmt.Sprintf("expected a value after %q: %q is not a comparison operator (%s)", text[k:k+n], text[k:m], msgOpsList)}
+		return nil, &Error{Pos: position.Pos{Offset: start + k + n}, Msg: fmt.Sprintf("expected a value after %q: %q is not a comparison operator (%s)", text[k:k+n], text[k:m], msgOpsList)}
 	}
 	if m == len(text) {
-		return nil, &Error{Offset: end, Msg: fmt.Sprintf("expected a value after %q (a value may not be empty)", op.String())}
+		return nil, &Error{Pos: position.Pos{Offset: end}, Msg: fmt.Sprintf("expected a value after %q (a value may not be empty)", op.String())}
 	}
 	if j := indexCmp(text[m:]); j >= 0 {
-		return nil, &Error{Offset: start + m + j, Msg: fmt.Sprintf("expected %s, %q or end of constraint after the value (a value may not contain <, >, = or !)", msgBoolOp[len("expected "):], ")")}
+		return nil, &Error{Pos: position.Pos{Offset: start + m + j}, Msg: fmt.Sprintf("expected %s, %q or end of constraint after the value (a value may not contain <, >, = or !)", msgBoolOp[len("expected "):], ")")}
 	}
 	p.pos = end
 	p.leaves = append(p.leaves, ast.Compare{Start: start, End: end, Key: text[:k], Op: op, Value: text[m:]})

@@ -5,22 +5,21 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nodesift/sift/position"
 )
 
 // SpecError is an invalid job specification; Offset is the byte of the spec
 // text where the problem is.
 type SpecError struct {
-	Offset int
-	Msg    string
+	position.Pos
+	Msg string
 }
 
 // Error says where the spec is invalid and why.
 func (e *SpecError) Error() string {
 	return fmt.Sprintf("invalid job spec at byte %d: %s", e.Offset, e.Msg)
 }
-
-// ByteOffset is the byte of the spec text the error points at.
-func (e *SpecError) ByteOffset() int { return e.Offset }
 
 // jobKeys are every key a spec may hold (with their short forms).
 var jobKeys = map[string]bool{
@@ -67,14 +66,14 @@ func ParseSpec(s string) (*Request, error) {
 		if eq < 0 {
 			k := strings.TrimSpace(text)
 			if k == "" {
-				return &SpecError{start, "empty item; expected key=value"}
+				return &SpecError{position.Pos{Offset: start}, "empty item; expected key=value"}
 			}
 			if flags[k] {
 				segs = append(segs, seg{k, "", start, end})
 				return nil
 			}
 			if len(segs) == 0 || flags[segs[len(segs)-1].key] && segs[len(segs)-1].val == "" {
-				return &SpecError{start, fmt.Sprintf("%q is not key=value", k)}
+				return &SpecError{position.Pos{Offset: start}, fmt.Sprintf("%q is not key=value", k)}
 			}
 			segs[len(segs)-1].val += "," + text
 			return nil
@@ -112,7 +111,7 @@ func ParseSpec(s string) (*Request, error) {
 		}
 	}
 	if strings.TrimSpace(s) == "" {
-		return nil, &SpecError{0, "empty job spec; expected key=value pairs"}
+		return nil, &SpecError{position.Pos{Offset: 0}, "empty job spec; expected key=value pairs"}
 	}
 	if err := flush(len(s)); err != nil {
 		return nil, err
@@ -127,7 +126,7 @@ func ParseSpec(s string) (*Request, error) {
 			npcOff = g.off
 		}
 		if seen[g.key] {
-			return nil, &SpecError{g.off, fmt.Sprintf("duplicate key %q", g.key)}
+			return nil, &SpecError{position.Pos{Offset: g.off}, fmt.Sprintf("duplicate key %q", g.key)}
 		}
 		seen[g.key] = true
 		val := g.val
@@ -139,11 +138,11 @@ func ParseSpec(s string) (*Request, error) {
 		}
 	}
 	if seen["mem"] && seen["mem-per-cpu"] {
-		return nil, &SpecError{memOff, "mem and mem-per-cpu are mutually exclusive"}
+		return nil, &SpecError{position.Pos{Offset: memOff}, "mem and mem-per-cpu are mutually exclusive"}
 	}
 	if r.ThreadsPerCore > 0 && r.NTasksPerCore > r.ThreadsPerCore {
 		// sbatch refuses this itself (opt.c _opt_verify).
-		return nil, &SpecError{npcOff, "ntasks-per-core can not be bigger than threads-per-core"}
+		return nil, &SpecError{position.Pos{Offset: npcOff}, "ntasks-per-core can not be bigger than threads-per-core"}
 	}
 	r.impliedTasks(seen["nodes"] || seen["N"])
 	if (seen["nodes"] || seen["N"]) && r.NTasks > 0 {
@@ -178,7 +177,7 @@ func (r *Request) impliedTasks(nodesSet bool) {
 }
 
 func (r *Request) set(key, val string, off int) error {
-	bad := func(msg string) error { return &SpecError{off, fmt.Sprintf("%s: %s", key, msg)} }
+	bad := func(msg string) error { return &SpecError{position.Pos{Offset: off}, fmt.Sprintf("%s: %s", key, msg)} }
 	count := func(dst *int) error {
 		n, err := strconv.Atoi(val)
 		if err != nil || n < 0 || n > 1<<24 {
@@ -298,7 +297,7 @@ func (r *Request) set(key, val string, off int) error {
 	case "extra", "requires", "jobspec":
 		r.Constraints = append(r.Constraints, Constraint{Lang: map[string]string{"extra": "slurm", "requires": "requires", "jobspec": "flux"}[key], Text: val})
 	default:
-		return &SpecError{off - len(key) - 1, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket, threads-per-core, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
+		return &SpecError{position.Pos{Offset: off - len(key) - 1}, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket, threads-per-core, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
 	}
 	return nil
 }
