@@ -38,7 +38,7 @@ func TestIdsetCommand(t *testing.T) {
 
 func TestIdsetDecodeMessageIsFluxs(t *testing.T) {
 	_, errOut, _ := runCLI("idset", "decode", "1-3,2-5")
-	if want := "sift: range '2-5' is out of order\n"; errOut != want {
+	if want := "sift: range '2-5' is out of order\n  1-3,2-5\n      ^\n"; errOut != want {
 		t.Fatalf("stderr %q, want %q", errOut, want)
 	}
 }
@@ -52,7 +52,7 @@ func TestIdsetDecodeStreamsLargeRanges(t *testing.T) {
 
 func TestIdsetDecodeOverMaximumNamesTheMaximum(t *testing.T) {
 	_, errOut, code := runCLI("idset", "decode", "0-3000000000")
-	if want := "sift: error appending '0-3000000000': set universe size would exceed maximum 2147483647\n"; errOut != want || code != exitInvalidInput {
+	if want := "sift: error appending '0-3000000000': set universe size would exceed maximum 2147483647\n  0-3000000000\n  ^\n"; errOut != want || code != exitInvalidInput {
 		t.Fatalf("stderr %q exit %d, want %q exit 2", errOut, code, want)
 	}
 }
