@@ -25,6 +25,9 @@ func TestCheckGolden(t *testing.T) {
 		{"unknown-to", []string{"check", "--to", "cobol", "a=1"}},
 		{"no-expression", []string{"check"}},
 		{"two-expressions", []string{"check", "a=1", "b=2"}},
+		{"requires-bad-hostlist-points-into-the-text", []string{"check", "--lang", "requires", "rank:0-3 & host:x[3-1]"}},
+		{"requires-unknown-operator-points-into-the-text", []string{"check", "--lang", "requires", "a & foo:bar"}},
+		{"requires-syntax-error", []string{"check", "--lang", "requires", "a & (b | c"}},
 	}, nil)
 }
 

@@ -26,8 +26,9 @@ func ParseRequires(text string) (ast.Node, error) {
 	n, err := parseRFC31(js)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
-			// Offsets into the generated JSON mean nothing to the user.
-			return nil, &Error{Msg: e.Msg}
+			// Offsets into the generated JSON mean nothing to the user:
+			// point at the text the faulty JSON value was made from.
+			return nil, &Error{Pos: position.Pos{Offset: textOffset(e.Offset, leaves)}, Msg: e.Msg}
 		}
 		return nil, err
 	}
@@ -81,6 +82,19 @@ func reposition(n ast.Node, leaves map[int]textRange) {
 	}
 }
 
+// textOffset is the start of the --requires text that the JSON at offset
+// at was made from: the value recorded there, else the nearest recorded one
+// before it, else 0.
+func textOffset(at int, leaves map[int]textRange) int {
+	best, start := -1, 0
+	for off, r := range leaves {
+		if off <= at && off > best && r.end > r.start {
+			best, start = off, r.start
+		}
+	}
+	return start
+}
+
 // leafRange is the text range recorded for the JSON offset at, or -1, -1.
 func leafRange(at int, leaves map[int]textRange) (start, end int) {
 	if r, ok := leaves[at]; ok && r.end > r.start {
@@ -107,10 +121,11 @@ type ritem struct {
 
 // appendJSON appends t as compact RFC 31 JSON. With leaves not nil it also
 // records, by offset in b, the text range of each constraint object and
-// string that becomes a leaf: a `hostlist` or `ranks` object, a
-// `properties` string.
+// string made from one token: a leaf's own (a `hostlist` or `ranks`
+// object, a `properties` string), and the others so that an error in the
+// JSON can point into the text.
 func (t *rterm) appendJSON(b []byte, leaves *map[int]textRange) []byte {
-	if leaves != nil && (t.op == "hostlist" || t.op == "ranks") {
+	if leaves != nil && t.src.end > t.src.start {
 		mark(leaves, len(b), t.src)
 	}
 	b = append(b, '{')
@@ -123,7 +138,7 @@ func (t *rterm) appendJSON(b []byte, leaves *map[int]textRange) []byte {
 		if it.t != nil {
 			b = it.t.appendJSON(b, leaves)
 		} else {
-			if leaves != nil && t.op == "properties" {
+			if leaves != nil && it.src.end > it.src.start {
 				mark(leaves, len(b), it.src)
 			}
 			b = appendString(b, it.s)
@@ -580,7 +595,12 @@ func tokenTerm(lx *rlexer, tok rtoken) (*rterm, error) {
 			at += len(v) + 1
 		}
 	} else {
-		t.items = []ritem{{s: value}}
+		it := ritem{s: value, src: tok.src}
+		if lx.text[tok.src.start:tok.src.end] == tok.val {
+			at := tok.src.start + len(tok.val) - len(value)
+			it.src = textRange{at, at + len(value)}
+		}
+		t.items = []ritem{it}
 	}
 	return t, nil
 }

@@ -87,25 +87,41 @@ func TestRequiresErrors(t *testing.T) {
 	}
 }
 
+// TestParseRequiresChecksTheConstraint checks that a well-formed expression
+// that is not a valid constraint gives flux-core's message, positioned at
+// the user's text the faulty value came from (not at the generated JSON).
 func TestParseRequiresChecksTheConstraint(t *testing.T) {
-	tests := []struct{ in, msg string }{
-		{`foo:bar`, "unknown constraint operator: foo"},
-		{`:a`, "unknown constraint operator: "},
-		{`host:f[`, "invalid hostlist 'f[' in [\"f[\"]"},
-		{`ranks:1-0`, "invalid idset '1-0' in [\"1-0\"]"},
-		{`a&b|c&x(y)`, ""},
-		{`'a!b'`, `invalid character '!' in property "a!b"`},
+	tests := []struct {
+		in, msg string
+		offset  int
+	}{
+		{`foo:bar`, "unknown constraint operator: foo", 0},
+		{`a & foo:bar`, "unknown constraint operator: foo", 4},
+		{`:a`, "unknown constraint operator: ", 0},
+		{`host:f[`, "invalid hostlist 'f[' in [\"f[\"]", 5},
+		{`rank:0-3 & host:x[3-1]`, "invalid hostlist 'x[3-1]' in [\"x[3-1]\"]", 16},
+		{`ranks:1-0`, "invalid idset '1-0' in [\"1-0\"]", 6},
+		{`a & (b | rank:9-1)`, "invalid idset '9-1' in [\"9-1\"]", 14},
+		{`a b -host:x[`, "invalid hostlist 'x[' in [\"x[\"]", 10},
+		{`x 'a!b'`, `invalid character '!' in property "a!b"`, 3},
 	}
 	for _, tt := range tests {
 		_, err := ParseRequires(tt.in)
 		var e *Error
-		if tt.msg == "" {
-			continue
-		}
-		if !errors.As(err, &e) || e.Msg != tt.msg {
-			t.Errorf("ParseRequires(%q) error = %v, want %q", tt.in, err, tt.msg)
+		if !errors.As(err, &e) || e.Msg != tt.msg || e.ByteOffset() != tt.offset {
+			t.Errorf("ParseRequires(%q) error = %v at %d, want %q at %d", tt.in, err, offsetOf(e), tt.msg, tt.offset)
 		}
 	}
+	if _, err := ParseRequires(`a&b|c&x(y)`); err != nil {
+		t.Errorf("ParseRequires(a&b|c&x(y)) = %v, want a valid constraint", err)
+	}
+}
+
+func offsetOf(e *Error) int {
+	if e == nil {
+		return -1
+	}
+	return e.ByteOffset()
 }
 
 // TestFormatRoundTrip checks, over every expression of the flux-core oracle
