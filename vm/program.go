@@ -71,10 +71,6 @@ var opNames = [...]string{
 	OpOr2:         "or2",
 }
 
-// isLeaf reports whether op pushes a set of its own (a leaf of the
-// constraint) rather than combining sets or jumping.
-func isLeaf(op Opcode) bool { return op <= OpHosts }
-
 // String returns the opcode's mnemonic.
 func (op Opcode) String() string {
 	if op < opCount {
@@ -88,9 +84,6 @@ func (op Opcode) String() string {
 type Instr struct {
 	Op Opcode
 	A  uint32
-	// srcStart and srcEnd are a leaf's byte range in the source
-	// constraint; srcEnd is 0 when it has none.
-	srcStart, srcEnd uint32
 }
 
 // ExtraLeaf is a Slurm extra-constraint leaf: the node's value under Key
@@ -98,6 +91,7 @@ type Instr struct {
 type ExtraLeaf struct {
 	Key     string
 	Op      extra.Op
+	src     srcRange // 8 bytes a leaf: the only growth of a Slurm program
 	Operand index.Operand
 }
 
@@ -106,6 +100,7 @@ type ExtraLeaf struct {
 type HostSet struct {
 	Text    string
 	Queries []index.HostQuery
+	src     srcRange
 }
 
 // Program is a compiled constraint: bytecode and its constant pool. It is
@@ -114,7 +109,9 @@ type Program struct {
 	code     []Instr
 	extras   []ExtraLeaf
 	props    []string
+	propSrc  []srcRange // by props index
 	rankSets [][]index.RankRange
+	rankSrc  []srcRange // by rankSets index
 	hostSets []HostSet
 	depth    int
 }
@@ -128,20 +125,31 @@ func (p *Program) Code() []Instr { return p.code }
 // Span is a byte range of the source constraint, text[Start:End].
 type Span struct{ Start, End int }
 
-// known reports whether s is a range at all (a synthesized node has none).
-func (s Span) known() bool {
-	return s.Start >= 0 && s.End > s.Start && uint64(s.End) <= math.MaxUint32
-}
+// srcRange is a leaf's Span kept in 8 bytes; end 0 means none.
+type srcRange struct{ start, end uint32 }
 
 // Source returns the range of the source constraint that the leaf
 // instruction at pc was compiled from; ok is false for other instructions
 // and for leaves whose front end knows no range.
 func (p *Program) Source(pc int) (Span, bool) {
-	if pc < 0 || pc >= len(p.code) || p.code[pc].srcEnd == 0 {
+	if pc < 0 || pc >= len(p.code) {
 		return Span{}, false
 	}
-	in := &p.code[pc]
-	return Span{int(in.srcStart), int(in.srcEnd)}, true
+	var r srcRange
+	switch in := p.code[pc]; in.Op {
+	case OpExtra:
+		r = p.extras[in.A].src
+	case OpProperty:
+		r = p.propSrc[in.A]
+	case OpRanks:
+		r = p.rankSrc[in.A]
+	case OpHosts:
+		r = p.hostSets[in.A].src
+	}
+	if r.end == 0 {
+		return Span{}, false
+	}
+	return Span{int(r.start), int(r.end)}, true
 }
 
 // ErrInvalidProgram is returned by Builder.Program for instruction sequences
@@ -180,19 +188,22 @@ func (b *Builder) emit(op Opcode, a uint32, pops, pushes int) {
 	if b.depth > b.p.depth {
 		b.p.depth = b.depth
 	}
-	in := Instr{Op: op, A: a}
-	if isLeaf(op) {
-		if b.next.known() {
-			in.srcStart, in.srcEnd = uint32(b.next.Start), uint32(b.next.End)
-		}
-		b.next = Span{}
+	b.p.code = append(b.p.code, Instr{Op: op, A: a})
+}
+
+// source takes the range set by Source for the leaf being emitted.
+func (b *Builder) source() srcRange {
+	s := b.next
+	b.next = Span{}
+	if s.Start < 0 || s.End <= s.Start || uint64(s.End) > math.MaxUint32 {
+		return srcRange{}
 	}
-	b.p.code = append(b.p.code, in)
+	return srcRange{uint32(s.Start), uint32(s.End)}
 }
 
 // Source sets the byte range of the source constraint, text[start:end],
-// that the next leaf emitted comes from (ignored unless 0 <= start < end).
-// Other instructions have none.
+// that the next Extra, Property, Ranks or Hosts leaf comes from (ignored
+// unless 0 <= start < end). Other instructions have none.
 func (b *Builder) Source(start, end int) { b.next = Span{start, end} }
 
 // Grow reserves room for instrs more instructions and extras more Slurm
@@ -213,26 +224,28 @@ func (b *Builder) Const(v bool) {
 
 // Extra pushes the nodes satisfying `value(key) op operand`.
 func (b *Builder) Extra(key string, op extra.Op, operand index.Operand) {
-	b.p.extras = append(b.p.extras, ExtraLeaf{Key: key, Op: op, Operand: operand})
+	b.p.extras = append(b.p.extras, ExtraLeaf{Key: key, Op: op, Operand: operand, src: b.source()})
 	b.emit(OpExtra, uint32(len(b.p.extras)-1), 0, 1)
 }
 
 // Property pushes the nodes that have property name or are named name.
 func (b *Builder) Property(name string) {
 	b.p.props = append(b.p.props, name)
+	b.p.propSrc = append(b.p.propSrc, b.source())
 	b.emit(OpProperty, uint32(len(b.p.props)-1), 0, 1)
 }
 
 // Ranks pushes the nodes whose rank is in any of the ranges.
 func (b *Builder) Ranks(ranges []index.RankRange) {
 	b.p.rankSets = append(b.p.rankSets, ranges)
+	b.p.rankSrc = append(b.p.rankSrc, b.source())
 	b.emit(OpRanks, uint32(len(b.p.rankSets)-1), 0, 1)
 }
 
 // Hosts pushes the nodes whose hostname satisfies any of the queries; text
 // is the hostlist as written, shown by Disassemble.
 func (b *Builder) Hosts(text string, queries []index.HostQuery) {
-	b.p.hostSets = append(b.p.hostSets, HostSet{Text: text, Queries: queries})
+	b.p.hostSets = append(b.p.hostSets, HostSet{Text: text, Queries: queries, src: b.source()})
 	b.emit(OpHosts, uint32(len(b.p.hostSets)-1), 0, 1)
 }
 
