@@ -1,6 +1,10 @@
 package flux
 
-import "github.com/nodesift/sift/position"
+import (
+	"strings"
+
+	"github.com/nodesift/sift/position"
+)
 
 // Error is an invalid RFC 31 constraint. Its message is flux-core's text for
 // the same input.
@@ -24,4 +28,11 @@ type RequiresError struct {
 	Msg string
 }
 
-func (e *RequiresError) Error() string { return "--requires='" + e.Text + "': " + e.Msg }
+// Error echoes at most about 100 bytes of Text, around the fault, with its
+// line breaks escaped so the message stays one line.
+func (e *RequiresError) Error() string {
+	echo, _ := position.Window(e.Text, e.Offset)
+	return "--requires='" + oneLine.Replace(echo) + "': " + e.Msg
+}
+
+var oneLine = strings.NewReplacer("\n", `\n`, "\r", `\r`)

@@ -275,7 +275,7 @@ func (lx *rlexer) next() (rtoken, error) {
 				return rtoken{}, lx.errorAt(len(lx.runes), `Unclosed quote '"' at position `+strconv.Itoa(lx.quoteStart))
 			}
 			if lx.pending != nil {
-				return rtoken{}, lx.errorAt(lx.pending.pos, "Missing argument to token '"+lx.pending.val+"'")
+				return rtoken{}, lx.errorAt(lx.pending.pos, "Missing argument to token '"+position.Clip(lx.pending.val)+"'")
 			}
 			return rtoken{kind: kEnd, pos: lx.pos, off: len(lx.text)}, nil
 		}
@@ -441,12 +441,13 @@ func parseRequires(text string) (*rterm, error) {
 		case la.kind == kEnd && lx.parens > 0:
 			return lx.errorAt(lx.lastL, "Unclosed parenthesis in position "+strconv.Itoa(lx.lastL))
 		case la.kind == kEnd:
-			return lx.errorAt(len(lx.runes), "Unexpected end of input in '"+text+"'")
+			tail, _ := position.Window(text, len(text))
+			return lx.errorAt(len(lx.runes), "Unexpected end of input in '"+tail+"'")
 		case lx.parens < 0:
 			// Upstream lacks the f-string prefix: the braces are printed.
 			return lx.errorAt(lx.lastR, "Mismatched parentheses starting at position {self.lexer.last_rparens}.")
 		}
-		return lx.errorAt(la.pos, "Invalid token '"+la.val+"' at position "+strconv.Itoa(la.pos))
+		return lx.errorAt(la.pos, "Invalid token '"+position.Clip(la.val)+"' at position "+strconv.Itoa(la.pos))
 	}
 	shiftStart := func() bool {
 		var next int
@@ -577,7 +578,7 @@ func tokenTerm(lx *rlexer, tok rtoken) (*rterm, error) {
 	for _, r := range op {
 		if !pyWord(r) && !strings.ContainsRune(".+@-", r) {
 			return nil, &RequiresError{Text: lx.text, Pos: position.Pos{Offset: tok.off},
-				Msg: "invalid character '" + string(r) + "' in operator '" + op + ":'"}
+				Msg: "invalid character '" + string(r) + "' in operator '" + position.Clip(op) + ":'"}
 		}
 	}
 	t := &rterm{op: op, src: tok.src}

@@ -93,7 +93,7 @@ func constraint(v *fastjson.Value, sp span) (ast.Node, error) {
 	case "and", "or", "not":
 		return conditional(key, val, vsp)
 	}
-	return nil, &Error{Pos: position.Pos{Offset: sp.off}, Msg: "unknown constraint operator: " + key}
+	return nil, &Error{Pos: position.Pos{Offset: sp.off}, Msg: "unknown constraint operator: " + position.Clip(key)}
 }
 
 // properties converts a `properties` array: one name is a leaf, several are
@@ -112,7 +112,7 @@ func properties(v *fastjson.Value, sp span) (ast.Node, error) {
 		name := string(b)
 		if j := strings.IndexAny(name, "!&'\"`|()"); j >= 0 {
 			return nil, &Error{Pos: position.Pos{Offset: sp.kids[i].off},
-				Msg: "invalid character '" + name[j:j+1] + "' in property \"" + name + "\""}
+				Msg: "invalid character '" + name[j:j+1] + "' in property \"" + position.Clip(name) + "\""}
 		}
 		leaves = append(leaves, propertyLeaf(name, sp.kids[i]))
 	}
@@ -151,7 +151,7 @@ func hostlistOp(v *fastjson.Value, sp, obj span) (ast.Node, error) {
 		s := string(b)
 		if !validHostlist(s) {
 			return nil, &Error{Pos: position.Pos{Offset: sp.kids[i].off},
-				Msg: "invalid hostlist '" + s + "' in " + string(janssonJSON(nil, v))}
+				Msg: "invalid hostlist '" + position.Clip(s) + "' in " + position.Clip(string(janssonJSON(nil, v)))}
 		}
 		n.Exprs = append(n.Exprs, s)
 	}
@@ -176,7 +176,7 @@ func ranksOp(v *fastjson.Value, sp, obj span) (ast.Node, error) {
 		}
 		if !ok {
 			return nil, &Error{Pos: position.Pos{Offset: sp.kids[i].off},
-				Msg: "invalid idset '" + s + "' in " + string(janssonJSON(nil, v))}
+				Msg: "invalid idset '" + position.Clip(s) + "' in " + position.Clip(string(janssonJSON(nil, v)))}
 		}
 		n.Ranges = append(n.Ranges, rs...)
 	}
