@@ -140,15 +140,9 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				return fmt.Errorf("%s: %w", ns, err)
 			}
 			cl := job.NewCluster(snap)
-			if err := configurePartitions(cl, inv.Partitions); err != nil {
-				return invalidInput(err)
-			}
-			if !cmd.Flags().Changed("select-type-parameters") {
-				typeParams = inv.SelectTypeParameters
-			}
-			tp, err := parseSelectParams(plugin, typeParams)
+			tp, err := clusterSelectParams(cmd, cl, inv, plugin, typeParams)
 			if err != nil {
-				return invalidInput(err)
+				return err
 			}
 			// Running jobs come from the jobs file, so the inventory's
 			// allocated states are not held busy here; preemption is not

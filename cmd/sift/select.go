@@ -84,6 +84,23 @@ func parseSelectParams(plugin, v string) (selectParams, error) {
 	return tp, nil
 }
 
+// clusterSelectParams gives cl the inventory's partitions and returns the
+// SelectTypeParameters in force: the flag's when it was set, else the
+// inventory's (slurm.conf's). Both errors are invalid input.
+func clusterSelectParams(cmd *cobra.Command, cl *job.Cluster, inv *inventory.Cluster, plugin, typeParams string) (selectParams, error) {
+	if err := configurePartitions(cl, inv.Partitions); err != nil {
+		return selectParams{}, invalidInput(err)
+	}
+	if !cmd.Flags().Changed("select-type-parameters") {
+		typeParams = inv.SelectTypeParameters
+	}
+	tp, err := parseSelectParams(plugin, typeParams)
+	if err != nil {
+		return selectParams{}, invalidInput(err)
+	}
+	return tp, nil
+}
+
 // configurePartitions copies the slurm.conf partition settings select uses
 // into cl.
 func configurePartitions(cl *job.Cluster, parts []inventory.Partition) error {
@@ -196,15 +213,9 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			if err := req.Resolve(cl); err != nil {
 				return invalidInput(err)
 			}
-			if err := configurePartitions(cl, cluster.Partitions); err != nil {
-				return invalidInput(err)
-			}
-			if !cmd.Flags().Changed("select-type-parameters") {
-				typeParams = cluster.SelectTypeParameters
-			}
-			tp, err := parseSelectParams(plugin, typeParams)
+			tp, err := clusterSelectParams(cmd, cl, cluster, plugin, typeParams)
 			if err != nil {
-				return invalidInput(err)
+				return err
 			}
 			req.ApplyMemoryPolicy(cl, cluster.DefMemPerCPU, cluster.MaxMemPerCPU)
 			p := newPlugin(cl, tp)
