@@ -46,7 +46,7 @@ func tooLarge(off int) error {
 // ignored when hi follows, hi >= lo, at most max hosts.
 func parseElement(s string, off int, max uint64) (element, error) {
 	bad := func(msg string) (element, error) {
-		return element{}, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("%s in range '%s'", msg, s), Err: ErrInvalid}
+		return element{}, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("%s in range '%s'", msg, position.Clip(s)), Err: ErrInvalid}
 	}
 	loText, hiText, dash := strings.Cut(s, "-")
 	if dash && strings.HasPrefix(hiText, "-") {
@@ -72,7 +72,7 @@ func parseElement(s string, off int, max uint64) (element, error) {
 		return bad("decreasing range")
 	}
 	if hi-lo+1 > max || hi-lo+1 == 0 {
-		return element{}, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("more than %d hosts in range '%s'", max, s), Err: ErrRange}
+		return element{}, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("more than %d hosts in range '%s'", max, position.Clip(s)), Err: ErrRange}
 	}
 	return element{lo: lo, hi: hi, width: len(loText)}, nil
 }
@@ -90,7 +90,7 @@ func parseElements(list string, off int, max uint64, maxElems int, reject string
 			piece = list[pos : pos+end]
 		}
 		if reject != "" && strings.ContainsAny(piece, reject) {
-			return nil, &Error{Pos: position.Pos{Offset: off + pos}, Msg: fmt.Sprintf("invalid range '%s'", piece), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off + pos}, Msg: fmt.Sprintf("invalid range '%s'", position.Clip(piece)), Err: ErrInvalid}
 		}
 		e, err := parseElement(piece, off+pos, max)
 		if err != nil {

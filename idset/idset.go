@@ -82,19 +82,19 @@ func Decode(s string) (*Set, error) {
 		}
 		lo, hi, ok := parseElement(elem)
 		if !ok {
-			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error parsing range '%s'", position.Clip(elem)), Err: ErrInvalid}
 		}
 		// libidset keeps ids in 32 bits: its order and validity checks see
 		// the truncated values, so these follow it; ids of 2^32 and more,
 		// which it would then store wrapped, are refused.
 		if have && uint64(uint32(lo)) <= maxID {
-			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("range '%s' is out of order", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("range '%s' is out of order", position.Clip(elem)), Err: ErrInvalid}
 		}
 		if isInvalidID(uint64(uint32(lo))) || isInvalidID(uint64(uint32(hi))) {
-			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': Invalid argument", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': Invalid argument", position.Clip(elem)), Err: ErrInvalid}
 		}
 		if hi > MaxID || lo > MaxID {
-			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", position.Clip(elem), MaxID), Err: ErrRange}
 		}
 		set.appendRange(uint32(lo), uint32(hi))
 		maxID, have = hi, true
@@ -168,10 +168,10 @@ func Parse(s string) (*Set, error) {
 		pos = end
 		lo, hi, ok := parseLenient(elem)
 		if !ok {
-			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error parsing range '%s'", elem), Err: ErrInvalid}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error parsing range '%s'", position.Clip(elem)), Err: ErrInvalid}
 		}
 		if hi > MaxID {
-			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", elem, MaxID), Err: ErrRange}
+			return nil, &Error{Pos: position.Pos{Offset: off}, Msg: fmt.Sprintf("error appending '%s': set universe size would exceed maximum %d", position.Clip(elem), MaxID), Err: ErrRange}
 		}
 		rs = append(rs, Range{uint32(lo), uint32(hi)})
 	}

@@ -3,7 +3,10 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/nodesift/sift/position"
 )
 
 func TestEveryPositionedErrorShowsACaret(t *testing.T) {
@@ -34,6 +37,36 @@ func TestEveryPositionedErrorShowsACaret(t *testing.T) {
 			_, errOut, code := runCLI(tt.args...)
 			if code != exitInvalidInput || errOut != tt.want {
 				t.Errorf("sift %q: exit %d, stderr\n%s\nwant exit 2, stderr\n%s", tt.args, code, errOut, tt.want)
+			}
+		})
+	}
+}
+
+// A long value that an error message quotes is cut to about 100 bytes, as
+// the caret excerpt is, so no error line repeats kilobytes of input.
+func TestLongValuesQuotedInMessagesAreClipped(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"hostlist range", []string{"hostlist", "expand", "n[1-" + long + "]"}},
+		{"idset range", []string{"idset", "decode", "1-" + long}},
+		{"idset order", []string{"idset", "decode", "9" + strings.Repeat("0", 3000) + "-1"}},
+		{"job spec key", []string{"select", "--nodes", "synthetic:10", "--job", "nodes=1," + long + "=1"}},
+		{"job spec size", []string{"select", "--nodes", "synthetic:10", "--job", "nodes=1,mem=1" + long}},
+		{"requires value", []string{"check", "--lang", "requires", "host:n[" + long}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, errOut, code := runCLI(tt.args...)
+			if code != exitInvalidInput {
+				t.Fatalf("exit %d, want %d; stderr %.200q", code, exitInvalidInput, errOut)
+			}
+			for _, line := range strings.Split(errOut, "\n") {
+				if strings.Contains(line, strings.Repeat("x", position.Width+1)) || strings.Contains(line, strings.Repeat("0", position.Width+1)) {
+					t.Errorf("stderr line of %d bytes echoes more than %d bytes of the value: %.200q", len(line), position.Width, line)
+				}
 			}
 		})
 	}

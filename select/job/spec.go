@@ -73,7 +73,7 @@ func ParseSpec(s string) (*Request, error) {
 				return nil
 			}
 			if len(segs) == 0 || flags[segs[len(segs)-1].key] && segs[len(segs)-1].val == "" {
-				return &SpecError{position.Pos{Offset: start}, fmt.Sprintf("%q is not key=value", k)}
+				return &SpecError{position.Pos{Offset: start}, fmt.Sprintf("%q is not key=value", position.Clip(k))}
 			}
 			segs[len(segs)-1].val += "," + text
 			return nil
@@ -126,7 +126,7 @@ func ParseSpec(s string) (*Request, error) {
 			npcOff = g.off
 		}
 		if seen[g.key] {
-			return nil, &SpecError{position.Pos{Offset: g.off}, fmt.Sprintf("duplicate key %q", g.key)}
+			return nil, &SpecError{position.Pos{Offset: g.off}, fmt.Sprintf("duplicate key %q", position.Clip(g.key))}
 		}
 		seen[g.key] = true
 		val := g.val
@@ -297,7 +297,7 @@ func (r *Request) set(key, val string, off int) error {
 	case "extra", "requires", "jobspec":
 		r.Constraints = append(r.Constraints, Constraint{Lang: map[string]string{"extra": "slurm", "requires": "requires", "jobspec": "flux"}[key], Text: val})
 	default:
-		return &SpecError{position.Pos{Offset: off - len(key) - 1}, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket, threads-per-core, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", key)}
+		return &SpecError{position.Pos{Offset: off - len(key) - 1}, fmt.Sprintf("unknown key %q; expected one of id, nodes, ntasks, cpus-per-task, ntasks-per-node, ntasks-per-core, ntasks-per-socket, sockets-per-node, cores-per-socket, threads-per-core, mem, mem-per-cpu, gpus-per-node, gpus, contiguous, exclusive, oversubscribe, preemptable, nodelist, exclude, time, partition, priority, distribution, extra, requires, jobspec", position.Clip(key))}
 	}
 	return nil
 }
@@ -314,7 +314,7 @@ func ParseMemory(s string) (uint64, error) {
 	}
 	n, err := strconv.ParseUint(s[:i], 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("size %q out of range", s)
+		return 0, fmt.Errorf("size %q out of range", position.Clip(s))
 	}
 	const maxMB = 1 << 42
 	var mul uint64
@@ -328,10 +328,10 @@ func ParseMemory(s string) (uint64, error) {
 	case "T":
 		mul = 1 << 20
 	default:
-		return 0, fmt.Errorf("unknown size suffix %q; expected K, M, G or T", s[i:])
+		return 0, fmt.Errorf("unknown size suffix %q; expected K, M, G or T", position.Clip(s[i:]))
 	}
 	if n > maxMB/mul {
-		return 0, fmt.Errorf("size %q out of range", s)
+		return 0, fmt.Errorf("size %q out of range", position.Clip(s))
 	}
 	return n * mul, nil
 }
