@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/position"
 )
 
 // format is one inventory format Load understands.
@@ -98,7 +99,7 @@ func ParseClusterWithin(file string, data []byte, formatName string, lim Limits)
 				return f.parse(file, data, lim)
 			}
 		}
-		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("unknown inventory format %q, expected one of %s", formatName, strings.Join(FormatNames(), ", "))}
+		return nil, nil, &Error{File: file, Msg: fmt.Sprintf("unknown inventory format %q, expected one of %s", position.Clip(formatName), strings.Join(FormatNames(), ", "))}
 	}
 	top, _ := topMembers(data)
 	for _, f := range formats {

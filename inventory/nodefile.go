@@ -591,7 +591,7 @@ func (r *nodeReader) gres(n *index.Node, v *fastjson.Value, m member) error {
 				case "name", "type":
 					b, err := fv.StringBytes()
 					if err != nil || len(b) == 0 || bytes.ContainsAny(b, ": \t,") {
-						oerr = fmt.Errorf("%q: expected a non-empty string without ':', ',' or spaces", key)
+						oerr = fmt.Errorf("%q: expected a non-empty string without ':', ',' or spaces", position.Clip(string(key)))
 					} else if string(key) == "name" {
 						g.Name = string(b)
 					} else {
@@ -609,7 +609,7 @@ func (r *nodeReader) gres(n *index.Node, v *fastjson.Value, m member) error {
 					}
 					g.Count = c
 				default:
-					oerr = fmt.Errorf("unknown field %q, expected name, type or count", key)
+					oerr = fmt.Errorf("unknown field %q, expected name, type or count", position.Clip(string(key)))
 				}
 			})
 			if oerr != nil {
@@ -666,7 +666,7 @@ func (r *nodeReader) checkRanks() error {
 		if prev, dup := seen[n.Rank]; dup {
 			line := r.names[n.Name]
 			return &Error{File: r.file, Line: line, Node: n.Name, Field: "rank",
-				Msg: fmt.Sprintf("rank %d is already node %q's", n.Rank, prev)}
+				Msg: fmt.Sprintf("rank %d is already node %q's", n.Rank, position.Clip(prev))}
 		}
 		seen[n.Rank] = n.Name
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/position"
 )
 
 func (p *confParser) partition(l confLine, nodes []index.Node, pos map[string]int) (Partition, error) {
@@ -178,7 +179,7 @@ func ParseSeconds(s string) (int64, error) {
 	if u == "UNLIMITED" || u == "INFINITE" || u == "-1" {
 		return -1, nil
 	}
-	bad := fmt.Errorf("invalid time %q (expected min, min:sec, h:m:s, d-h, d-h:m, d-h:m:s or UNLIMITED)", s)
+	bad := fmt.Errorf("invalid time %q (expected min, min:sec, h:m:s, d-h, d-h:m, d-h:m:s or UNLIMITED)", position.Clip(s))
 	var days int64
 	rest := u
 	hasDays := false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/position"
 )
 
 // Partition is one Slurm partition as slurm.conf configures it.
@@ -289,7 +290,7 @@ func splitPairs(s string) ([]confValue, error) {
 			i++
 		}
 		if i >= len(s) || s[i] != '=' {
-			return nil, fmt.Errorf("expected Key=Value, found %q", key)
+			return nil, fmt.Errorf("expected Key=Value, found %q", position.Clip(key))
 		}
 		if key == "" {
 			return nil, errors.New("expected a key before '='")
@@ -417,7 +418,7 @@ func (p *confParser) build() (*Cluster, error) {
 			return true
 		})
 		if dup != "" {
-			return nil, &Error{File: l.file, Line: l.line, Field: "NodeName", Msg: fmt.Sprintf("duplicate node %q", dup)}
+			return nil, &Error{File: l.file, Line: l.line, Field: "NodeName", Msg: fmt.Sprintf("duplicate node %q", position.Clip(dup))}
 		}
 	}
 	// slurmctld sorts its node table by name (strnatcmp) unless a topology
@@ -435,7 +436,7 @@ func (p *confParser) build() (*Cluster, error) {
 		}
 		for _, q := range c.Partitions {
 			if q.Name == part.Name {
-				return nil, &Error{File: l.file, Line: l.line, Field: "PartitionName", Msg: fmt.Sprintf("duplicate partition %q", part.Name)}
+				return nil, &Error{File: l.file, Line: l.line, Field: "PartitionName", Msg: fmt.Sprintf("duplicate partition %q", position.Clip(part.Name))}
 			}
 		}
 		if part.Default {
@@ -607,7 +608,7 @@ func nodeState(s string) (string, error) {
 	case "allocated", "alloc":
 		return "allocated", nil
 	}
-	return "", fmt.Errorf("unknown node state %q", s)
+	return "", fmt.Errorf("unknown node state %q", position.Clip(s))
 }
 
 // ParseGres parses a Gres= value such as "gpu:a100:4,nic:2" (optional
@@ -620,7 +621,7 @@ func ParseGres(s string) ([]index.Gres, error) {
 		}
 		g, ok := parseGres(item)
 		if !ok {
-			return nil, fmt.Errorf("invalid gres %q, expected name[:type][:count]", item)
+			return nil, fmt.Errorf("invalid gres %q, expected name[:type][:count]", position.Clip(item))
 		}
 		out = append(out, g)
 	}
@@ -671,7 +672,7 @@ func gresCount(s string) (uint64, error) {
 	}
 	n, err := strconv.ParseUint(s, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("invalid count %q", s)
+		return 0, fmt.Errorf("invalid count %q", position.Clip(s))
 	}
 	return n * mult, nil
 }

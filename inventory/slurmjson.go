@@ -11,6 +11,7 @@ import (
 	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/position"
 )
 
 // ParseSlurmJSON reads the output of `scontrol show node --json` (an object
@@ -89,7 +90,7 @@ func parseScontrolNodes(name string, arr *fastjson.Value, lim Limits) ([]index.N
 			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]", i), Err: err}
 		}
 		if seen[n.Name] {
-			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]: duplicate node %q", i, n.Name)}
+			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]: duplicate node %q", i, position.Clip(n.Name))}
 		}
 		seen[n.Name] = true
 		n.Rank = uint32(len(out))

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/position"
 )
 
 // Defaults of the synthetic cluster used when no inventory is given.
@@ -35,7 +36,9 @@ type SpecError struct {
 	Msg  string
 }
 
-func (e *SpecError) Error() string { return fmt.Sprintf("invalid --nodes %q: %s", e.Spec, e.Msg) }
+func (e *SpecError) Error() string {
+	return fmt.Sprintf("invalid --nodes %q: %s", position.Clip(e.Spec), e.Msg)
+}
 
 // ParseSpec reads a --nodes value: "synthetic:N", "synthetic:N,seed=S", or a
 // path (write ./synthetic:... for a file of that name). The empty spec is the

@@ -93,7 +93,7 @@ func ParseTimeValue(s string) (int64, error) {
 			return t.Unix(), nil
 		}
 	}
-	return 0, fmt.Errorf("time %q: expected Unix seconds, RFC 3339 or YYYY-MM-DDTHH:MM:SS", s)
+	return 0, fmt.Errorf("time %q: expected Unix seconds, RFC 3339 or YYYY-MM-DDTHH:MM:SS", position.Clip(s))
 }
 
 // JobFileError is a jobs file that cannot be read: Offset is the byte
@@ -224,20 +224,20 @@ func ParseDependency(s string) ([]Dependency, bool, error) {
 			k = AfterNotOK
 		case "singleton":
 			if ids != "" {
-				return nil, false, fmt.Errorf("dependency %q: singleton takes no job id", term)
+				return nil, false, fmt.Errorf("dependency %q: singleton takes no job id", position.Clip(term))
 			}
 			out = append(out, Dependency{Kind: Singleton})
 			continue
 		default:
-			return nil, false, fmt.Errorf("dependency %q: expected after, afterany, afterok, afternotok or singleton", term)
+			return nil, false, fmt.Errorf("dependency %q: expected after, afterany, afterok, afternotok or singleton", position.Clip(term))
 		}
 		if ids == "" {
-			return nil, false, fmt.Errorf("dependency %q: no job id", term)
+			return nil, false, fmt.Errorf("dependency %q: no job id", position.Clip(term))
 		}
 		for _, id := range strings.Split(ids, ":") {
 			n, err := strconv.ParseUint(id, 10, 32)
 			if err != nil || n == 0 {
-				return nil, false, fmt.Errorf("dependency %q: job id %q", term, id)
+				return nil, false, fmt.Errorf("dependency %q: job id %q", position.Clip(term), position.Clip(id))
 			}
 			out = append(out, Dependency{Kind: k, Job: uint32(n)})
 		}
@@ -273,7 +273,7 @@ func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) (refu
 			}
 			st, ok := fileStates[strings.ToLower(fj.State)]
 			if !ok {
-				return fail(fmt.Errorf("state %q: expected pending, running, completed, failed, cancelled or timeout", fj.State))
+				return fail(fmt.Errorf("state %q: expected pending, running, completed, failed, cancelled or timeout", position.Clip(fj.State)))
 			}
 			if (pass == 0) == (st == Pending) {
 				continue
@@ -339,7 +339,7 @@ func fileJob(q *Queue, fj FileJob, defPart string) (*Job, error) {
 	}
 	req, err := job.ParseSpec(spec)
 	if err != nil {
-		return nil, fmt.Errorf("request %q: %w", spec, err)
+		return nil, fmt.Errorf("request %q: %w", position.Clip(spec), err)
 	}
 	part := fj.Partition
 	if part == "" {
@@ -358,12 +358,12 @@ func fileJob(q *Queue, fj FileJob, defPart string) (*Job, error) {
 	}
 	if fj.TimeLimit != "" {
 		if j.TimeLimit, err = job.ParseTime(fj.TimeLimit); err != nil {
-			return nil, fmt.Errorf("time_limit %q: %w", fj.TimeLimit, err)
+			return nil, fmt.Errorf("time_limit %q: %w", position.Clip(fj.TimeLimit), err)
 		}
 	}
 	if fj.TimeMin != "" {
 		if j.TimeMin, err = job.ParseTime(fj.TimeMin); err != nil {
-			return nil, fmt.Errorf("time_min %q: %w", fj.TimeMin, err)
+			return nil, fmt.Errorf("time_min %q: %w", position.Clip(fj.TimeMin), err)
 		}
 	}
 	req.TimeLimit = j.TimeLimit
@@ -377,7 +377,7 @@ func fileJob(q *Queue, fj FileJob, defPart string) (*Job, error) {
 func nodeSet(q *Queue, list string) (*roaring.Bitmap, error) {
 	l, err := hostlist.Parse(hostlist.Slurm, list)
 	if err != nil {
-		return nil, fmt.Errorf("nodes %q: %w", list, err)
+		return nil, fmt.Errorf("nodes %q: %w", position.Clip(list), err)
 	}
 	out := roaring.New()
 	var unknown string
@@ -391,10 +391,10 @@ func nodeSet(q *Queue, list string) (*roaring.Bitmap, error) {
 		return true
 	})
 	if unknown != "" {
-		return nil, fmt.Errorf("nodes %q: unknown node %q", list, unknown)
+		return nil, fmt.Errorf("nodes %q: unknown node %q", position.Clip(list), position.Clip(unknown))
 	}
 	if out.IsEmpty() {
-		return nil, fmt.Errorf("nodes %q: no nodes", list)
+		return nil, fmt.Errorf("nodes %q: no nodes", position.Clip(list))
 	}
 	return out, nil
 }

