@@ -133,13 +133,9 @@ constraint from a file (- for standard input), for one too long for a command li
 			if _, err := compiler.Compile(compiler.Lang(lang), text); err != nil {
 				return constraintError(text, err)
 			}
-			cluster, err := nodes.load(cmd, spec)
+			_, snap, err := nodes.indexed(cmd, spec)
 			if err != nil {
 				return err
-			}
-			snap, err := index.Build(cluster.Nodes)
-			if err != nil {
-				return fmt.Errorf("%s: %w", spec, err)
 			}
 			// Compile again with the snapshot's statistics so the optimizer
 			// orders operands by selectivity; results never depend on it.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
 )
 
@@ -62,6 +63,19 @@ func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.C
 		return c, invalidInput(err)
 	}
 	return c, err
+}
+
+// indexed reads the inventory of spec and builds its index.
+func (f *nodesFlags) indexed(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, *index.Snapshot, error) {
+	c, err := f.load(cmd, spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	snap, err := index.Build(c.Nodes)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	return c, snap, nil
 }
 
 // cluster parses the flags and reads the inventory.

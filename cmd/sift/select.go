@@ -193,13 +193,9 @@ says "busy now" or "never runnable"), 2 for invalid input, 1 for unreadable file
 			if err != nil {
 				return err
 			}
-			cluster, err := nodes.load(cmd, ns)
+			cluster, snap, err := nodes.indexed(cmd, ns)
 			if err != nil {
 				return err
-			}
-			snap, err := index.Build(cluster.Nodes)
-			if err != nil {
-				return fmt.Errorf("%s: %w", ns, err)
 			}
 			cl := job.NewCluster(snap)
 			if req.Partition == "" && len(cluster.Partitions) > 0 {

@@ -74,13 +74,9 @@ invalid flags, 1 for an unreadable or damaged state or a lock held too long.`,
 			if err != nil {
 				return err
 			}
-			cluster, err := nodes.load(cmd, ns)
+			cluster, snap, err := nodes.indexed(cmd, ns)
 			if err != nil {
 				return err
-			}
-			snap, err := index.Build(cluster.Nodes)
-			if err != nil {
-				return fmt.Errorf("%s: %w", ns, err)
 			}
 			if _, err := os.Stat(stateDir); err != nil {
 				return err
