@@ -47,4 +47,26 @@ type Trace struct {
 	StartTime int64  // Unix time of Submit 0, or 0 when unknown
 	Machine   Machine
 	Jobs      []Job
+	// Skipped counts the records of the source that are not in Jobs, by
+	// why, so a caller can report them.
+	Skipped Skipped
 }
+
+// Skipped counts the records a reader leaves out of a Trace.
+type Skipped struct {
+	// Cancelled jobs: SWF status 5, or sacct CANCELLED jobs that never
+	// started. Options.KeepCancelled keeps those that ran.
+	Cancelled int
+	// Partial records of checkpointed jobs (SWF status 2, 3, 4): the job's
+	// summary line is kept instead.
+	Partial int
+	// Unusable records: no submit time, no run time or no processor count,
+	// so nothing can replay them.
+	Unusable int
+	// Steps are sacct job steps (123.batch, 123.0): the job's own line is
+	// kept instead.
+	Steps int
+}
+
+// Total is how many records were left out.
+func (s Skipped) Total() int { return s.Cancelled + s.Partial + s.Unusable + s.Steps }
