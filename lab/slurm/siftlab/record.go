@@ -130,6 +130,10 @@ func main() {
 		err = compare(os.Args[2:])
 	case "gen":
 		err = gen(os.Args[2:])
+	case "priogen":
+		err = priogen(os.Args[2:])
+	case "priorecord":
+		err = priorecord(os.Args[2:])
 	default:
 		usage()
 	}
@@ -140,6 +144,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json")
+	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json")
 	os.Exit(2)
 }
