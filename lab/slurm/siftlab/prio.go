@@ -83,6 +83,13 @@ type PrioCapture struct {
 	SprioWeights  []string `json:"sprio_weights"`
 	// Sshare is `sshare -a -l -P` with its header line.
 	Sshare []string `json:"sshare"`
+	// SshareBefore is the same just before the restart, and DecayBefore
+	// the decay thread's run before it: the usage the run starts from.
+	// Classic fair-share (NO_FAIR_TREE, DEPTH_OBLIVIOUS) computes the
+	// accounts' effective usage from it, before the run charges the
+	// running jobs' usage of the period.
+	SshareBefore []string `json:"sshare_before"`
+	DecayBefore  int64    `json:"decay_before"`
 	// Assoc is `sacctmgr -P show assoc` (lineage, account, user, parent,
 	// fairshare) with its header line.
 	Assoc []string `json:"assoc"`
@@ -319,10 +326,7 @@ func (l *lab) runPrio(s *PrioScenario) error {
 	if err := setPrioConf(s.Conf); err != nil {
 		return err
 	}
-	if err := l.restart(); err != nil {
-		return err
-	}
-	c := &PrioCapture{DecayEpoch: decayEpoch(), CaptureEpoch: time.Now().Unix(), Errors: refused}
+	c := &PrioCapture{Errors: refused}
 	run := func(name string, args ...string) []string {
 		out, errs, err := l.cmd(name, args...)
 		if err != nil {
@@ -330,6 +334,12 @@ func (l *lab) runPrio(s *PrioScenario) error {
 		}
 		return lines(out)
 	}
+	c.SshareBefore = run("sshare", "-a", "-l", "-P")
+	c.DecayBefore = decayEpoch()
+	if err := l.restart(); err != nil {
+		return err
+	}
+	c.DecayEpoch, c.CaptureEpoch = decayEpoch(), time.Now().Unix()
 	c.Sprio = run("sprio", "-l")
 	c.SprioNorm = run("sprio", "-n", "-o", sprioNormFormat)
 	c.SprioWeighted = run("sprio", "-o", sprioWeightedFormat)
