@@ -16,12 +16,13 @@ import (
 // PrioFile is a priority scenario file: one cluster (SlurmConf: nodes and
 // the settings every scenario shares; Sacctmgr: the base QOS, account and
 // user) and scenarios run one after another on it. Each scenario builds its
-// own association tree, runs short jobs to give the tree usage, queues jobs
-// behind a blocker that holds every node, then rewrites the Priority* and
-// PartitionName lines of slurm.conf and restarts slurmctld (scontrol
-// reconfigure), whose decay thread runs at once on start: it applies the
-// usage, computes fair-share and sets every pending job's priority at that
-// instant (DecayEpoch), which is what sprio then prints.
+// own association tree, writes its Priority* and PartitionName lines into
+// slurm.conf and restarts slurmctld (scontrol reconfigure), runs short jobs
+// to give the tree usage, queues jobs behind a blocker that holds every
+// node, then restarts slurmctld again: its decay thread runs at once on
+// start, applies the usage, computes fair-share and sets every pending
+// job's priority at that instant (DecayEpoch), which is what sprio then
+// prints.
 type PrioFile struct {
 	SlurmVersion string `json:"slurm_version"`
 	SlurmCommit  string `json:"slurm_commit"`
@@ -72,8 +73,10 @@ type PrioCapture struct {
 	// CaptureEpoch is when the reports below were read.
 	CaptureEpoch int64 `json:"capture_epoch"`
 	// Jobs holds, per submission (usage jobs, blocker, queue, in that
-	// order), the fields of `scontrol show job` a replay needs.
-	Jobs []map[string]string `json:"jobs"`
+	// order), the fields of `scontrol show job` a replay needs, as
+	// scontrol prints them ("JobId=7 JobState=PENDING ..."; empty for a
+	// job slurmctld no longer knows or sbatch refused).
+	Jobs []string `json:"jobs"`
 	// Sprio is `sprio -l`; SprioNorm and SprioWeighted are sprio -o with
 	// every factor normalized (%.7f) and weighted (%.0f); SprioWeights is
 	// `sprio -w`. Each keeps its header line.
@@ -83,7 +86,8 @@ type PrioCapture struct {
 	SprioWeights  []string `json:"sprio_weights"`
 	// Sshare is `sshare -a -l -P` with its header line.
 	Sshare []string `json:"sshare"`
-	// SshareBefore is the same just before the restart, and DecayBefore
+	// SshareBefore is the same just before the restart (its columns up to
+	// LevelFS: `sshare -a -P -o` with those), and DecayBefore
 	// the decay thread's run before it: the usage the run starts from.
 	// Classic fair-share (NO_FAIR_TREE, DEPTH_OBLIVIOUS) computes the
 	// accounts' effective usage from it, before the run charges the
@@ -101,6 +105,7 @@ type PrioCapture struct {
 const (
 	sprioNormFormat     = "%i|%r|%u|%o|%n|%N|%y|%S|%a|%b|%f|%j|%p|%q|%t"
 	sprioWeightedFormat = "%i|%r|%u|%o|%n|%N|%Y|%S|%A|%B|%F|%J|%P|%Q|%T"
+	sshareBeforeFormat  = "Account,User,RawShares,NormShares,RawUsage,NormUsage,EffectvUsage,FairShare,LevelFS"
 )
 
 // jobFields are the `scontrol show job` keys a replay reads.
@@ -293,6 +298,14 @@ func (l *lab) runPrio(s *PrioScenario) error {
 	if err := l.sacctmgr(s.Setup); err != nil {
 		return err
 	}
+	// The scenario's configuration holds from the start, so its usage
+	// jobs are charged and its jobs accrue age under it.
+	if err := setPrioConf(s.Conf); err != nil {
+		return err
+	}
+	if err := l.restart(); err != nil {
+		return err
+	}
 	var ids, usage []string
 	for _, j := range s.Usage {
 		id, err := l.sbatch(j, j.Sleep)
@@ -323,9 +336,6 @@ func (l *lab) runPrio(s *PrioScenario) error {
 		}
 		ids = append(ids, id)
 	}
-	if err := setPrioConf(s.Conf); err != nil {
-		return err
-	}
 	c := &PrioCapture{Errors: refused}
 	run := func(name string, args ...string) []string {
 		out, errs, err := l.cmd(name, args...)
@@ -334,7 +344,7 @@ func (l *lab) runPrio(s *PrioScenario) error {
 		}
 		return lines(out)
 	}
-	c.SshareBefore = run("sshare", "-a", "-l", "-P")
+	c.SshareBefore = run("sshare", "-a", "-P", "-o", sshareBeforeFormat)
 	c.DecayBefore = decayEpoch()
 	if err := l.restart(); err != nil {
 		return err
@@ -348,7 +358,7 @@ func (l *lab) runPrio(s *PrioScenario) error {
 	c.Assoc = run("sacctmgr", "-P", "show", "assoc", "format=lineage,account,user,parentname,fairshare")
 	for _, id := range ids {
 		if id == "" {
-			c.Jobs = append(c.Jobs, map[string]string{})
+			c.Jobs = append(c.Jobs, "")
 			continue
 		}
 		out, _, _ := l.cmd("scontrol", "show", "job", id)
@@ -362,8 +372,9 @@ func (l *lab) runPrio(s *PrioScenario) error {
 	return l.sacctmgr(s.Cleanup)
 }
 
-// pickFields keeps the jobFields of `scontrol show job` output.
-func pickFields(out string) map[string]string {
+// pickFields keeps the jobFields of `scontrol show job` output, in
+// jobFields' order.
+func pickFields(out string) string {
 	all := map[string]string{}
 	for _, kv := range strings.Fields(out) {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -372,11 +383,11 @@ func pickFields(out string) map[string]string {
 			}
 		}
 	}
-	m := map[string]string{}
+	var kept []string
 	for _, k := range jobFields {
 		if v, ok := all[k]; ok {
-			m[k] = v
+			kept = append(kept, k+"="+v)
 		}
 	}
-	return m
+	return strings.Join(kept, " ")
 }

@@ -77,9 +77,8 @@ func TestPriogenIsSeeded(t *testing.T) {
 func TestPickFieldsKeepsReplayFields(t *testing.T) {
 	out := "JobId=7 JobName=wrap\n   Priority=28448 Nice=1000 Account=a QOS=q2\n   JobState=PENDING Reason=Resources Dependency=(null)\n   SubmitTime=100 EligibleTime=100\n   AccrueTime=101\n   Command=(null)\n"
 	got := pickFields(out)
-	want := map[string]string{"JobId": "7", "Priority": "28448", "Nice": "1000", "Account": "a", "QOS": "q2",
-		"JobState": "PENDING", "Reason": "Resources", "SubmitTime": "100", "EligibleTime": "100", "AccrueTime": "101"}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
+	want := "JobId=7 JobState=PENDING Reason=Resources Priority=28448 Nice=1000 Account=a QOS=q2 SubmitTime=100 EligibleTime=100 AccrueTime=101"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }

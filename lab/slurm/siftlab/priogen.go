@@ -97,7 +97,13 @@ func genScenario(rng *rand.Rand, name string) PrioScenario {
 	s := PrioScenario{Name: name}
 	var conf strings.Builder
 	conf.WriteString("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\n")
-	fmt.Fprintf(&conf, "PriorityDecayHalfLife=0-0:%02d\n", pick(rng, []int{5, 10, 30, 60}))
+	// One scenario in five does not decay, so every usage is a whole
+	// number of billing-seconds and sshare's RawUsage is exact.
+	if hl := pick(rng, []int{0, 5, 10, 30, 60}); hl == 0 {
+		conf.WriteString("PriorityDecayHalfLife=0\nPriorityUsageResetPeriod=NONE\n")
+	} else {
+		fmt.Fprintf(&conf, "PriorityDecayHalfLife=0-0:%02d\n", hl)
+	}
 	fmt.Fprintf(&conf, "PriorityMaxAge=0-0:%02d\n", pick(rng, []int{1, 2, 5, 10}))
 	if rng.Intn(2) == 0 {
 		conf.WriteString("PriorityFavorSmall=YES\n")
