@@ -304,6 +304,11 @@ const (
 	BillMaxTRESGRES
 )
 
+// Weights are the weight of each TRES, in TRES order (a copy; memory per
+// megabyte). PriorityWeightTRES has the same syntax, so [priority] reads
+// it with ParseBillingWeights.
+func (bw *BillingWeights) Weights() []float64 { return append([]float64(nil), bw.w...) }
+
 // Billing is assoc_mgr_tres_weighted: the billing TRES of a request. With
 // no weights it is the CPU count. Unset entries count zero.
 func (bw *BillingWeights) Billing(l *TRESList, v Vector, mode BillingMode) float64 {
