@@ -166,6 +166,10 @@ func (j *Job) jobCount() uint32 {
 // Assoc is the association the job was bound to (nil: none).
 func (j *Job) Assoc() *Assoc { return j.assoc }
 
+// JobQOS is the job's own QOS after Bind (nil: none), without the
+// partition's; [priority] takes the QOS factor from it.
+func (j *Job) JobQOS() *QOS { return j.qos }
+
 // QOSUsed are the QOS the job is checked against, the first winning.
 func (j *Job) QOSUsed() (*QOS, *QOS) { return j.qosOrder() }
 
