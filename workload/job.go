@@ -7,6 +7,7 @@ const Unknown = -1
 // Submit is relative to the trace's start (Trace.StartTime).
 type Job struct {
 	ID         int64  // job number in the source
+	Name       string // the source's own job id when it is more than ID (sacct's array task "5312850_12"), else ""
 	Submit     int64  // submit time
 	Wait       int64  // wait the recorded system gave, or Unknown
 	Run        int64  // run time the job actually used

@@ -41,3 +41,73 @@ func OpenSWF(path string, opt Options) (*Trace, error) {
 	defer f.Close()
 	return ReadSWF(f, path, opt)
 }
+
+// OpenSacct reads the sacct --parsable2 (or CSV) file at path, plain or
+// gzip-compressed.
+func OpenSacct(path string, opt Options) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadSacct(f, path, opt)
+}
+
+// Format is a workload file format.
+type Format uint8
+
+// The formats Read tells apart.
+const (
+	FormatSWF Format = iota
+	FormatSacct
+	FormatSacctJSON
+)
+
+func (f Format) String() string {
+	return [...]string{"swf", "sacct", "sacct-json"}[f]
+}
+
+// sniffBytes is how much of a file Read looks at to tell its format.
+const sniffBytes = 4096
+
+// Read reads a workload in any format of this package, plain or
+// gzip-compressed, told apart by its contents: a JSON object is sacct
+// --json; a first line that names JobID between '|' or ',' is sacct
+// --parsable2 or CSV; anything else is SWF.
+func Read(r io.Reader, name string, opt Options) (*Trace, error) {
+	br, err := decompress(r, name)
+	if err != nil {
+		return nil, err
+	}
+	head, _ := br.Peek(sniffBytes)
+	switch Sniff(head) {
+	case FormatSacctJSON:
+		return ReadSacctJSON(br, name, opt)
+	case FormatSacct:
+		return ReadSacct(br, name, opt)
+	}
+	return ReadSWF(br, name, opt)
+}
+
+// Sniff tells the format of a workload from its first bytes (decompressed).
+func Sniff(head []byte) Format {
+	t := bytes.TrimLeft(head, " \t\r\n")
+	if len(t) > 0 && t[0] == '{' {
+		return FormatSacctJSON
+	}
+	line, _, _ := bytes.Cut(t, []byte{'\n'})
+	if bytes.ContainsAny(line, "|,") && bytes.Contains(bytes.ToLower(line), []byte("jobid")) {
+		return FormatSacct
+	}
+	return FormatSWF
+}
+
+// Open reads the workload file at path with Read.
+func Open(path string, opt Options) (*Trace, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path, opt)
+}

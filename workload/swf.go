@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
+	"time"
 )
 
 // swfFields is how many fields an SWF job line has.
@@ -24,11 +24,40 @@ var swfFieldNames = [swfFields]string{
 
 // Options says what a reader keeps and how it fills what its source lacks.
 type Options struct {
-	// KeepCancelled keeps cancelled jobs that have a run time and a
-	// processor count (they held their processors while they ran), as some
-	// published evaluations do; by default they are skipped and counted in
-	// Trace.Skipped.Cancelled.
+	// KeepCancelled keeps cancelled jobs that ran (they have a run time and
+	// a processor count, and held those processors while they ran); by
+	// default every cancelled job is skipped and counted in
+	// Trace.Skipped.Cancelled. A replay of a real site should keep them.
 	KeepCancelled bool
+	// Estimate fills TimeLimit where the source has none.
+	Estimate Estimate
+	// Location is the time zone of sacct's dates written without one
+	// ("2024-01-31T09:15:00", the zone of the host that ran sacct); nil is
+	// UTC.
+	Location *time.Location
+}
+
+// SWFRecord is the 18 numbers of one SWF job line as written: -1 where the
+// log has no value, a fraction rounded to the nearest integer. Index i is
+// field i+1 of the format.
+type SWFRecord [swfFields]int64
+
+// ScanSWF reads an SWF log as ReadSWF does but keeps no jobs: it calls job
+// with every job line, in file order, skipping none, for a caller with its
+// own rules (package hpcsim follows a published method's). It returns the
+// header as a Trace without Jobs. An error from job stops the scan and is
+// returned wrapped with the line.
+func ScanSWF(r io.Reader, name string, job func(*SWFRecord) error) (*Trace, error) {
+	br, err := decompress(r, name)
+	if err != nil {
+		return nil, err
+	}
+	p := swfParser{name: name, tr: &Trace{Source: name}, scan: job}
+	if err := p.run(br); err != nil {
+		return nil, err
+	}
+	p.tr.Jobs = nil
+	return p.tr, nil
 }
 
 // gzipMagic starts every gzip stream (RFC 1952).
@@ -87,24 +116,23 @@ func ReadSWF(r io.Reader, name string, opt Options) (*Trace, error) {
 	if err := p.run(br); err != nil {
 		return nil, err
 	}
-	return p.finish(), nil
+	sortBySubmit(p.tr.Jobs)
+	opt.Estimate.apply(p.tr.Jobs)
+	return p.tr, nil
 }
 
 type swfParser struct {
 	name       string
 	opt        Options
 	tr         *Trace
+	scan       func(*SWFRecord) error // ScanSWF's callback, or nil
 	partitions map[int64]string
 	users      map[int64]string
 	off        int // byte offset of the current line
 	line       int
-	sorted     bool
-	lastSubmit int64
 }
 
 func (p *swfParser) run(br *bufio.Reader) error {
-	p.sorted = true
-	p.lastSubmit = math.MinInt64
 	var long []byte // a line longer than br's buffer, assembled
 	for {
 		b, err := br.ReadSlice('\n')
@@ -151,7 +179,7 @@ func (p *swfParser) parseLine(b []byte) error {
 		p.header(b[i+1:])
 		return nil
 	}
-	var f [swfFields]int64
+	var f SWFRecord
 	n := 0
 	for i < len(b) {
 		if isSpace(b[i]) {
@@ -172,11 +200,17 @@ func (p *swfParser) parseLine(b []byte) error {
 	if n < swfFields {
 		return p.errAt(len(bytes.TrimRight(b, " \t\r\n")), "", fmt.Sprintf("%d fields, SWF has %d", n, swfFields), ErrSyntax)
 	}
+	if p.scan != nil {
+		if err := p.scan(&f); err != nil {
+			return fmt.Errorf("%s:%d: %w", p.name, p.line, err)
+		}
+		return nil
+	}
 	p.job(&f)
 	return nil
 }
 
-func (p *swfParser) job(f *[swfFields]int64) {
+func (p *swfParser) job(f *SWFRecord) {
 	status := f[10]
 	switch status {
 	case 2, 3, 4:
@@ -230,10 +264,6 @@ func (p *swfParser) job(f *[swfFields]int64) {
 	case 5:
 		j.Status = StatusCancelled
 	}
-	if j.Submit < p.lastSubmit {
-		p.sorted = false
-	}
-	p.lastSubmit = j.Submit
 	p.tr.Jobs = append(p.tr.Jobs, j)
 }
 
@@ -275,21 +305,6 @@ func (p *swfParser) header(b []byte) {
 		}
 		p.partitions[num] = string(name)
 	}
-}
-
-func (p *swfParser) finish() *Trace {
-	if !p.sorted {
-		slices.SortStableFunc(p.tr.Jobs, func(a, b Job) int {
-			switch {
-			case a.Submit < b.Submit:
-				return -1
-			case a.Submit > b.Submit:
-				return 1
-			}
-			return 0
-		})
-	}
-	return p.tr
 }
 
 // idString returns an anonymised SWF id as a string, one string per id.
