@@ -10,7 +10,7 @@ STATICCHECK := $(GOBIN_DIR)/staticcheck
 
 # lab: build Slurm from SLURM_SRC, start a loopback cluster, record the
 # smoke set and replay it (lab/slurm/README.md). Never part of `make test`.
-.PHONY: all build test lab fmt-check vet staticcheck race fuzz-short fuzz bench clean
+.PHONY: all build test lab fmt-check vet staticcheck race fuzz-short fuzz bench tablev clean
 
 all: build
 
@@ -68,6 +68,11 @@ fuzz: fuzz-short
 ## bench: every benchmark, with allocations, benchstat-readable
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=$(BENCHTIME) ./...
+
+## tablev: RLScheduler's Table V method (package hpcsim) on SDSC-SP2 and HPC2N from TRACES
+TRACES ?= ../shared/data/traces
+tablev:
+	$(GO) run ./hpcsim/internal/cmd/tablev -per $(TRACES)/SDSC-SP2-1998-4.2-cln.swf.gz $(TRACES)/HPC2N-2002-2.2-cln.swf.gz
 
 ## lab: the real-Slurm lab (needs SLURM_SRC; see lab/slurm/README.md)
 lab:
