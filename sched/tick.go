@@ -63,3 +63,32 @@ func (q *Queue) Tick(now int64) *Pass {
 	}
 	return p
 }
+
+// NextTick is the earliest time after now at which Tick would run a pass if
+// nothing changed meanwhile (no submission, end or node change), so that a
+// simulator can jump from event to event instead of ticking every second
+// and still run the same passes. It is now+1 before the first Tick.
+func (q *Queue) NextTick(now int64) int64 {
+	c := &q.clock
+	if !c.started || c.immediate {
+		return now + 1
+	}
+	next := c.lastFull + seconds(q.cfg.SchedInterval)
+	if c.queued > 0 {
+		next = min(next, c.lastMain+seconds(q.cfg.BatchSchedDelay))
+	}
+	switch q.sched.(type) {
+	case Backfill:
+		if c.update >= c.lastBF {
+			next = min(next, c.lastBF+seconds(q.cfg.BFInterval))
+		}
+	case Builtin:
+		next = min(next, c.lastEstimate+seconds(q.cfg.BuiltinInterval))
+	}
+	return max(next, now+1)
+}
+
+// NodesChanged notes that nodes changed state at now (slurmctld's
+// last_node_update), which makes the next backfill pass due; the caller
+// has updated the cluster's Usable and Down sets.
+func (q *Queue) NodesChanged(now int64) { q.clock.update = now }
