@@ -31,6 +31,9 @@ type Pass struct {
 	MainTested, BackfillTested, Reserved int
 	// MainExit and BackfillExit say why each pass stopped.
 	MainExit, BackfillExit string
+	// BackfillStarted counts the last jobs of Started, those the backfill
+	// pass started (the main pass's come first).
+	BackfillStarted int
 }
 
 // topPriority is job_mgr.c's TOP_PRIORITY, where FIFO priorities start.
@@ -82,7 +85,9 @@ func (Backfill) Name() string { return "backfill" }
 func (Backfill) Schedule(q *Queue, now int64) (*Pass, error) {
 	p := &Pass{}
 	q.MainPass(now, true, p)
+	n := len(p.Started)
 	q.BackfillPass(now, p)
+	p.BackfillStarted = len(p.Started) - n
 	return p, nil
 }
 

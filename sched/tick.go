@@ -52,7 +52,9 @@ func (q *Queue) Tick(now int64) *Pass {
 	switch q.sched.(type) {
 	case Backfill:
 		if now-c.lastBF >= seconds(q.cfg.BFInterval) && c.update >= c.lastBF {
+			n := len(p.Started)
 			q.BackfillPass(now, p)
+			p.BackfillStarted = len(p.Started) - n
 			c.lastBF = now
 		}
 	case Builtin:
