@@ -198,7 +198,7 @@ func outputs(t *testing.T, res *Result) []byte {
 // options (with an injected clock) write the same bytes, for every policy
 // and allocation.
 func TestSameInputsGiveByteIdenticalOutputs(t *testing.T) {
-	jobs := randomTrace(3, 40, 16)
+	jobs := randomTrace(3, 20, 16)
 	for _, p := range Policies {
 		for _, alloc := range []Allocation{WholeNode, PerCPU} {
 			t.Run(fmt.Sprint(p, "/", alloc), func(t *testing.T) {
@@ -230,7 +230,7 @@ func TestSameInputsGiveByteIdenticalOutputs(t *testing.T) {
 // TestBackfillBeatsFIFOOnABusyWorkload: on a congested random workload,
 // backfill lowers the mean wait and starts jobs by backfill.
 func TestBackfillBeatsFIFOOnABusyWorkload(t *testing.T) {
-	jobs := randomTrace(5, 80, 8)
+	jobs := randomTrace(5, 50, 8)
 	fifo := simulate(t, 8, FIFO, jobs).Summary
 	bf := simulate(t, 8, Backfill, jobs).Summary
 	if bf.MeanWait >= fifo.MeanWait || bf.MeanBSLD >= fifo.MeanBSLD || bf.Backfilled == 0 || fifo.Backfilled != 0 {
