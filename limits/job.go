@@ -83,7 +83,12 @@ func (e *PolicyError) Error() string {
 func (p *Policy) Bind(j *Job) error {
 	j.part = p.partitions[j.Partition]
 	j.qos, j.pqos = nil, nil
-	j.assoc = p.User(j.User, j.Account, j.Partition)
+	account := j.Account
+	if account == "" {
+		// sbatch without --account: the user's default account.
+		account = p.DefaultAccount(j.User)
+	}
+	j.assoc = p.User(j.User, account, j.Partition)
 	if j.assoc == nil {
 		if p.Enforce&EnforceAssociations != 0 {
 			return ErrInvalidAccount

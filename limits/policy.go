@@ -122,6 +122,7 @@ type Policy struct {
 	partitions map[string]*Partition
 	accounts   map[string]*Assoc
 	users      map[assocKey]*Assoc
+	defAccount map[string]string
 	scratch    scratch
 	// failQOS or failAssoc is the level the last failed check stopped at.
 	failQOS   *QOS
@@ -134,7 +135,7 @@ func NewPolicy(tres *TRESList, cluster string) *Policy {
 	p := &Policy{
 		TRES: tres, Cluster: cluster, Enforce: EnforceAssociations | EnforceLimits,
 		qos: map[string]*QOS{}, partitions: map[string]*Partition{},
-		accounts: map[string]*Assoc{}, users: map[assocKey]*Assoc{},
+		accounts: map[string]*Assoc{}, users: map[assocKey]*Assoc{}, defAccount: map[string]string{},
 	}
 	p.Root = p.newAssoc("root", "", "", nil)
 	p.accounts["root"] = p.Root
@@ -184,6 +185,15 @@ func (p *Policy) AddUser(user, account, partition string) (*Assoc, error) {
 	p.users[k] = a
 	return a, nil
 }
+
+// SetDefaultAccount sets the account a job of user runs under when it
+// names none (the user's DefaultAccount).
+func (p *Policy) SetDefaultAccount(user, account string) {
+	p.defAccount[user] = strings.ToLower(account)
+}
+
+// DefaultAccount is the user's DefaultAccount ("" if none is known).
+func (p *Policy) DefaultAccount(user string) string { return p.defAccount[user] }
 
 // Account is an account's association.
 func (p *Policy) Account(name string) *Assoc { return p.accounts[strings.ToLower(name)] }

@@ -252,6 +252,14 @@ func ReadDump(file string, data []byte, tres *TRESList) (*Policy, []Warning, err
 				return nil, warns, &ConfigError{File: file, Line: ln, Err: err}
 			}
 			for _, f := range fields {
+				if strings.EqualFold(f.name, "DefaultAccount") && f.value != "" {
+					p.SetDefaultAccount(name, f.value)
+				}
+			}
+			if p.DefaultAccount(name) == "" {
+				p.SetDefaultAccount(name, parent)
+			}
+			for _, f := range fields {
 				if w, err := p.assocLineField(a, f); err != nil {
 					return nil, warns, bad(f, err)
 				} else if w != "" {
@@ -320,6 +328,9 @@ func WriteDump(w io.Writer, p *Policy) error {
 			extra := ""
 			if c.Partition != "" {
 				extra = ":Partition=" + quoted(c.Partition)
+			}
+			if d := p.DefaultAccount(c.User); d != "" {
+				extra = ":DefaultAccount=" + quoted(d) + extra
 			}
 			fmt.Fprintf(bw, "User - '%s'%s%s\n", c.User, extra, p.assocLine(c))
 		}
@@ -612,6 +623,15 @@ func ParseSacctmgrCommands(data []byte, cluster string, subst map[string]string)
 			}
 			if len(accounts) == 0 {
 				return nil, fail("Account", errors.New("user without an account"))
+			}
+			for _, f := range kv {
+				if strings.EqualFold(f[0], "DefaultAccount") {
+					p.SetDefaultAccount(name, f[1])
+				}
+			}
+			if p.DefaultAccount(name) == "" {
+				// sacctmgr makes a new user's first account its default.
+				p.SetDefaultAccount(name, accounts[0])
 			}
 			for _, acct := range accounts {
 				a := p.User(name, acct, part)

@@ -385,7 +385,11 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 		return &JobError{Job: id, Err: fmt.Errorf("already %s", j.State)}
 	}
 	j.State, j.End = st, now
-	j.setReason(ReasonNone, "")
+	if wasRunning {
+		// A cancelled pending job keeps the reason it waited for, as
+		// scontrol shows it (CANCELLED, Reason=AssocGrpMemLimit).
+		j.setReason(ReasonNone, "")
+	}
 	q.clock.update = now
 	if wasRunning {
 		// An ended job's epilog asks for a pass at once (schedule(false)).

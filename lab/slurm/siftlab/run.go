@@ -178,6 +178,9 @@ func (l *lab) runCase(c *Case) error {
 			if err != nil || n < 1 || n > len(ids) {
 				return fmt.Errorf("bad action %q", j.Action)
 			}
+			if ids[n-1] == "" {
+				continue // sbatch refused that submission: nothing to cancel
+			}
 			_, _, _ = l.cmd("scancel", ids[n-1])
 			time.Sleep(300 * time.Millisecond)
 			continue
@@ -210,6 +213,9 @@ func (l *lab) runCase(c *Case) error {
 		out, errs, err := l.cmd("sbatch", append(append([]string{"--parsable"}, sb...), common...)...)
 		if err != nil {
 			j.Slurm = Outcome{State: "REJECTED", Error: strings.TrimSpace(errs)}
+			// cancel:N counts submissions, refused ones included, as
+			// the replay does.
+			ids = append(ids, "")
 			continue
 		}
 		id := strings.TrimSpace(strings.Split(out, ";")[0])
@@ -225,7 +231,9 @@ func (l *lab) runCase(c *Case) error {
 	if len(ids) > 0 && (c.Sdiag || c.Sprio || c.Sshare || hasActions(c)) {
 		a := &After{}
 		for _, id := range ids {
-			a.Jobs = append(a.Jobs, l.show(id))
+			if id != "" {
+				a.Jobs = append(a.Jobs, l.show(id))
+			}
 		}
 		if c.Sdiag {
 			out, _, _ := l.cmd("sdiag")
