@@ -73,6 +73,26 @@ func (p *confParser) partition(l confLine, nodes []index.Node, pos map[string]in
 			return part, err
 		}
 	}
+	for _, f := range []struct {
+		key string
+		dst *uint32
+	}{{"minnodes", &part.MinNodes}, {"maxnodes", &part.MaxNodes}} {
+		dst := f.dst
+		v, ok := vals[f.key]
+		if !ok {
+			continue
+		}
+		switch strings.ToUpper(v.value) {
+		case "UNLIMITED", "INFINITE":
+			*dst = 0
+			continue
+		}
+		n, err := confUint(v, 32)
+		if err != nil {
+			return part, err
+		}
+		*dst = uint32(n)
+	}
 	if v, ok := vals["state"]; ok {
 		s := strings.ToUpper(v.value)
 		switch s {

@@ -36,6 +36,9 @@ type Partition struct {
 	MaxMemPerCPU       uint64   `json:"max_mem_per_cpu,omitempty"`
 	State              string   `json:"state"`
 	Hidden             bool     `json:"hidden,omitempty"`
+	// MinNodes and MaxNodes are MinNodes= and MaxNodes= (0: none).
+	MinNodes uint32 `json:"min_nodes,omitempty"`
+	MaxNodes uint32 `json:"max_nodes,omitempty"`
 }
 
 // Cluster is an inventory with the partitions that group its nodes.

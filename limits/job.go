@@ -132,6 +132,15 @@ func (p *Policy) Bind(j *Job) error {
 	return nil
 }
 
+// QOSFlags are the flags of the job's own QOS (not the partition's), 0
+// before Bind or without one.
+func (j *Job) QOSFlags() QOSFlags {
+	if j.qos == nil {
+		return 0
+	}
+	return j.qos.Flags
+}
+
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {

@@ -540,12 +540,24 @@ func (q *Queue) runnable2(e *entry, p string, minTime bool) bool {
 	if minTime && j.TimeMin > 0 {
 		limit = j.TimeMin
 	}
-	minN, _, _ := pr.req.NodeCounts(0)
+	var exTime, exMax, exMin bool
+	if pe, ok := q.opt.Limits.(PartitionExempt); ok {
+		exTime, exMax, exMin = pe.PartitionExempt(j)
+	}
+	// _qos_part_check's order: minimum nodes, maximum nodes, time. The
+	// maximum is the job's own, or without one its task count
+	// (_copy_job_desc_to_job_record: JOB_IMPLICIT_MAX_NODES), so ntasks=4
+	// without --nodes breaks MaxNodes=3 although it fits one node.
+	maxN := pr.req.MaxNodes
+	if maxN <= 0 {
+		maxN = pr.req.NTasks
+	}
 	switch {
-	case pc.MaxTime > 0 && (limit == job.Unlimited || limit > pc.MaxTime):
-		r = ReasonPartTimeLimit
-	case pc.MaxNodes > 0 && minN > pc.MaxNodes, pc.MinNodes > 0 && pr.req.MaxNodes > 0 && pr.req.MaxNodes < pc.MinNodes:
+	case !exMin && pc.MinNodes > 0 && pr.req.MaxNodes > 0 && pr.req.MaxNodes < pc.MinNodes,
+		!exMax && pc.MaxNodes > 0 && maxN > pc.MaxNodes:
 		r = ReasonPartNodeLimit
+	case !exTime && pc.MaxTime > 0 && (limit == job.Unlimited || limit > pc.MaxTime):
+		r = ReasonPartTimeLimit
 	case pc.State == PartDown:
 		r = ReasonPartDown
 	case pc.State == PartInactive:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,19 +22,22 @@ import (
 // labRecording is the part of a lab recording (lab/slurm/siftlab) an
 // accounting replay reads.
 type labRecording struct {
-	SlurmConf string `json:"slurm_conf"`
-	Sacctmgr  string `json:"sacctmgr"`
-	Cases     []struct {
-		Name string `json:"name"`
-		Jobs []struct {
-			Spec   string     `json:"spec"`
-			Action string     `json:"action"`
-			Slurm  labOutcome `json:"slurm"`
-		} `json:"jobs"`
-		After *struct {
-			Jobs []labOutcome `json:"jobs"`
-		} `json:"after"`
-	} `json:"cases"`
+	SlurmConf string    `json:"slurm_conf"`
+	Sacctmgr  string    `json:"sacctmgr"`
+	Cases     []labCase `json:"cases"`
+}
+
+// labCase is one recorded case: its steps and the states after the last.
+type labCase struct {
+	Name string `json:"name"`
+	Jobs []struct {
+		Spec   string     `json:"spec"`
+		Action string     `json:"action"`
+		Slurm  labOutcome `json:"slurm"`
+	} `json:"jobs"`
+	After *struct {
+		Jobs []labOutcome `json:"jobs"`
+	} `json:"after"`
 }
 
 type labOutcome struct {
@@ -44,10 +48,12 @@ type labOutcome struct {
 
 // TestAccountingRecordingsReplay replays every accounting recording of
 // the lab (a recording with sacctmgr commands: the smoke accounting case,
-// and the limit cases of lab/slurm/limits once recorded) through sched
-// with the limits hook: each job's state and reason after its submission,
-// refusals at submit, and the states after the last step must be
-// Slurm's.
+// the hand-written limit cases of lab/slurm/limits and its random
+// scenarios) through sched with the limits hook: each job's state and
+// reason after its submission, refusals at submit, and the states after
+// the last step must be Slurm's. The only differences allowed are the
+// submit-time ones submitTimeKnown explains (the states after the last
+// step must still agree), and the cases of accountingKnown.
 func TestAccountingRecordingsReplay(t *testing.T) {
 	paths, _ := filepath.Glob("../../lab/slurm/smoke/recorded/smoke-accounting.json")
 	more, _ := filepath.Glob("../../lab/slurm/limits/recorded/*.json")
@@ -55,6 +61,7 @@ func TestAccountingRecordingsReplay(t *testing.T) {
 	if len(paths) == 0 {
 		t.Skip("no accounting recording present")
 	}
+	var cases, exact, upToSubmit, known int
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -68,83 +75,149 @@ func TestAccountingRecordingsReplay(t *testing.T) {
 			continue
 		}
 		for ci, c := range rec.Cases {
-			t.Run(filepath.Base(path)+"/"+c.Name, func(t *testing.T) {
-				q, defPart, err := replayQueue(rec.SlurmConf, rec.Sacctmgr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				now := int64(1_800_000_000)
-				var ids []uint32
-				for si, step := range c.Jobs {
-					switch {
-					case strings.HasPrefix(step.Action, "cancel:"):
-						n, _ := strconv.Atoi(strings.TrimPrefix(step.Action, "cancel:"))
-						if n >= 1 && n <= len(ids) && ids[n-1] != 0 {
-							if j, ok := q.Job(ids[n-1]); ok && !j.State.Finished() {
-								if err := q.Finish(ids[n-1], sched.Cancelled, now); err != nil {
-									t.Fatal(err)
-								}
-							}
-						}
-						if _, err := q.Schedule(now); err != nil {
-							t.Fatal(err)
-						}
-						continue
-					case strings.HasPrefix(step.Action, "sleep:"):
-						s, _ := strconv.ParseFloat(strings.TrimPrefix(step.Action, "sleep:"), 64)
-						now += int64(s + 0.5)
-						if _, err := q.Schedule(now); err != nil {
-							t.Fatal(err)
-						}
-						continue
-					}
-					id := uint32(ci*1000 + si + 1)
-					j, err := replayJob(id, step.Spec, defPart)
-					if err != nil {
-						t.Fatalf("step %d: %v", si+1, err)
-					}
-					err = q.Submit(j, false, now)
-					want := step.Slurm
-					if err != nil {
-						ids = append(ids, 0)
-						if want.State != "REJECTED" {
-							t.Errorf("step %d (%s): sift refused it (%v), Slurm: %s %s", si+1, step.Spec, err, want.State, want.Reason)
-						}
-						continue
-					}
-					ids = append(ids, id)
-					if want.State == "REJECTED" {
-						t.Errorf("step %d (%s): sift accepted it, Slurm refused it: %s", si+1, step.Spec, want.Error)
-						continue
-					}
-					if _, err := q.Schedule(now); err != nil {
-						t.Fatal(err)
-					}
-					if got := j.State.String() + " " + j.ReasonText(); got != want.State+" "+want.Reason {
-						t.Errorf("step %d (%s): sift %s, Slurm %s %s", si+1, step.Spec, got, want.State, want.Reason)
-					}
-				}
-				if c.After == nil {
-					return
-				}
-				k := 0
-				for _, id := range ids {
-					if id == 0 {
-						continue
-					}
-					if k >= len(c.After.Jobs) {
-						break
-					}
-					want := c.After.Jobs[k]
-					k++
-					j, _ := q.Job(id)
-					if got := j.State.String() + " " + j.ReasonText(); got != want.State+" "+want.Reason {
-						t.Errorf("after the last step, job %d: sift %s, Slurm %s %s", k, got, want.State, want.Reason)
-					}
-				}
-			})
+			key := filepath.Base(path) + "/" + c.Name
+			diffs, submitDiffs, err := replayAccountingCase(ci, rec.SlurmConf, rec.Sacctmgr, c)
+			if err != nil {
+				t.Fatalf("%s: %v", key, err)
+			}
+			cases++
+			cause, isKnown := accountingKnown[key]
+			switch {
+			case isKnown && len(diffs) == 0:
+				t.Errorf("%s: listed as a known difference (%s) but agrees now: remove it from accountingKnown", key, cause)
+			case isKnown:
+				known++
+			case len(diffs) > 0:
+				t.Errorf("%s:\n\t%s", key, strings.Join(diffs, "\n\t"))
+			case len(submitDiffs) > 0:
+				upToSubmit++
+			default:
+				exact++
+			}
 		}
 	}
+	t.Logf("%d accounting cases replayed: %d agree with Slurm at every step, %d agree up to submit-time reasons (submitTimeKnown), %d known differences",
+		cases, exact, upToSubmit, known)
+}
+
+// accountingKnown are the recorded cases where sift still differs from
+// Slurm, each with its cause (docs/COMPATIBILITY.md).
+var accountingKnown = map[string]string{}
+
+// submitTimeKnown says why a reason Slurm showed right after a submission
+// may differ from sift's, given the reasons Slurm showed for the case's
+// earlier jobs, or "" when it may not. slurmctld tries a job once at
+// submit (job_allocate) and only later in a scheduler pass; sift models
+// the passes only:
+//   - the submit-time attempt reports a partition node limit as
+//     PartitionConfig (_select_nodes_parts: rc_part_limits
+//     WAIT_PART_NODE_LIMIT is not tried, ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE),
+//     which the next pass turns into PartitionNodeLimit (job_limits_check);
+//   - a job pending with PartitionConfig is not among the reasons
+//     _top_priority skips (JSR_QOS_ASSOC|JSR_MISC|JSR_PART), so every later
+//     submission in an overlapping partition is not tried at submit and
+//     waits with Priority until that pass.
+func submitTimeKnown(slurm, sift string, earlier []string) string {
+	if slurm == "PENDING PartitionConfig" && sift == "PENDING PartitionNodeLimit" {
+		return "submit-time PartitionConfig"
+	}
+	if slurm == "PENDING Priority" && slices.Contains(earlier, "PENDING PartitionConfig") {
+		return "Priority behind a PartitionConfig job"
+	}
+	return ""
+}
+
+// replayAccountingCase replays one case: diffs are the disagreements,
+// submitDiffs those submitTimeKnown explains.
+func replayAccountingCase(ci int, conf, sacctmgr string, c labCase) (diffs, submitDiffs []string, err error) {
+	q, defPart, err := replayQueue(conf, sacctmgr)
+	if err != nil {
+		return nil, nil, err
+	}
+	now := int64(1_800_000_000)
+	var ids []uint32
+	var seen []string // Slurm's state and reason of each earlier submission
+	for si, step := range c.Jobs {
+		switch {
+		case strings.HasPrefix(step.Action, "cancel:"):
+			n, _ := strconv.Atoi(strings.TrimPrefix(step.Action, "cancel:"))
+			if n >= 1 && n <= len(ids) && ids[n-1] != 0 {
+				if j, ok := q.Job(ids[n-1]); ok && !j.State.Finished() {
+					if err := q.Finish(ids[n-1], sched.Cancelled, now); err != nil {
+						return nil, nil, err
+					}
+				}
+			}
+			if _, err := q.Schedule(now); err != nil {
+				return nil, nil, err
+			}
+			continue
+		case strings.HasPrefix(step.Action, "sleep:"):
+			s, _ := strconv.ParseFloat(strings.TrimPrefix(step.Action, "sleep:"), 64)
+			now += int64(s + 0.5)
+			if _, err := q.Schedule(now); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		id := uint32(ci*1000 + si + 1)
+		j, err := replayJob(id, step.Spec, defPart)
+		if err != nil {
+			return nil, nil, fmt.Errorf("step %d: %w", si+1, err)
+		}
+		err = q.Submit(j, false, now)
+		want := step.Slurm
+		wantText := want.State + " " + want.Reason
+		if err != nil {
+			ids = append(ids, 0)
+			if want.State != "REJECTED" {
+				diffs = append(diffs, fmt.Sprintf("step %d (%s): sift refused it (%v), Slurm: %s", si+1, step.Spec, err, wantText))
+			}
+			seen = append(seen, wantText)
+			continue
+		}
+		ids = append(ids, id)
+		if want.State == "REJECTED" {
+			diffs = append(diffs, fmt.Sprintf("step %d (%s): sift accepted it, Slurm refused it: %s", si+1, step.Spec, want.Error))
+			seen = append(seen, wantText)
+			continue
+		}
+		if _, err := q.Schedule(now); err != nil {
+			return nil, nil, err
+		}
+		if got := j.State.String() + " " + j.ReasonText(); got != wantText {
+			d := fmt.Sprintf("step %d (%s): sift %s, Slurm %s", si+1, step.Spec, got, wantText)
+			if why := submitTimeKnown(wantText, got, seen); why != "" {
+				submitDiffs = append(submitDiffs, d+" ("+why+")")
+			} else {
+				diffs = append(diffs, d)
+			}
+		}
+		seen = append(seen, wantText)
+	}
+	if c.After == nil {
+		return diffs, submitDiffs, nil
+	}
+	k := 0
+	for _, id := range ids {
+		if id == 0 {
+			continue
+		}
+		if k >= len(c.After.Jobs) {
+			break
+		}
+		want := c.After.Jobs[k]
+		k++
+		if want.State == "" {
+			// slurmctld had purged the ended job (MinJobAge).
+			continue
+		}
+		j, _ := q.Job(id)
+		if got := j.State.String() + " " + j.ReasonText(); got != want.State+" "+want.Reason {
+			diffs = append(diffs, fmt.Sprintf("after the last step, job %d: sift %s, Slurm %s %s", k, got, want.State, want.Reason))
+		}
+	}
+	return diffs, submitDiffs, nil
 }
 
 // replayQueue is the recording's cluster with its accounting, scheduled

@@ -233,6 +233,7 @@ func schedPartitions(parts []inventory.Partition) map[string]sched.Partition {
 		if p.DefaultTime > 0 {
 			sp.DefaultTime = time.Duration(p.DefaultTime) * time.Minute
 		}
+		sp.MinNodes, sp.MaxNodes = int(p.MinNodes), int(p.MaxNodes)
 		switch strings.ToUpper(p.State) {
 		case "DOWN":
 			sp.State = sched.PartDown

@@ -220,6 +220,17 @@ func (h *Hook) PreSelect(j *sched.Job, now int64) (bool, sched.Reason, string) {
 	return ok, sched.LimitReason(r), ""
 }
 
+// PartitionExempt says which partition limits the job's own QOS lifts
+// (sched.PartitionExempt).
+func (h *Hook) PartitionExempt(j *sched.Job) (time, maxNodes, minNodes bool) {
+	lj, err := h.bind(j)
+	if err != nil {
+		return false, false, false
+	}
+	f := lj.QOSFlags()
+	return f&limits.PartitionTimeLimit != 0, f&limits.PartitionMaxNodes != 0, f&limits.PartitionMinNodes != 0
+}
+
 // PostSelect is acct_policy_job_runnable_post_select with the
 // allocation's TRES, or the request's when a is nil (no nodes chosen).
 func (h *Hook) PostSelect(j *sched.Job, a *job.Allocation, now int64) (bool, sched.Reason, string) {
