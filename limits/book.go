@@ -206,6 +206,7 @@ func (p *Policy) End(j *Job, now int64) {
 			a.usage.usedWall += elapsed * uf
 		}
 	}
+	p.uncountAccrue(j)
 	p.Remove(j)
 }
 

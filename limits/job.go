@@ -44,6 +44,13 @@ type Job struct {
 	nodes                 []uint32
 	start                 int64
 	runBase, runRate      []uint64
+	// accrueTime is when the job began to accrue age priority (0: it
+	// does not); accrueQOS and accrueAssoc are where it is counted
+	// (accrueCounted), so that it comes off the same records.
+	accrueTime    int64
+	accrueCounted bool
+	accrueQOS     *QOS
+	accrueAssoc   *Assoc
 }
 
 // slurmError is an error whose text is Slurm's own message for it.

@@ -536,6 +536,10 @@ func ParseSacctmgrCommands(data []byte, cluster string, subst map[string]string)
 	}
 	p := NewPolicy(tres, cluster)
 	p.ensureNormal()
+	// sacctmgr add cluster gives the root association the QOS normal,
+	// which every account without a QOS list inherits: such an account
+	// may not ask for another QOS ("Invalid qos specification").
+	p.Root.QOS = []string{"normal"}
 	for ln, line := range strings.Split(text, "\n") {
 		words := strings.Fields(line)
 		if len(words) == 0 || strings.HasPrefix(words[0], "#") {

@@ -76,11 +76,25 @@ func TestRandomSequenceCounters(t *testing.T) {
 	for seed := int64(1); seed <= 20; seed++ {
 		rng := rand.New(rand.NewSource(seed))
 		p, who := randomPolicy(t, rng, 12, 30)
+		p.QOS("normal").GrpJobsAccrue = 3
+		if q := p.QOS("high"); q != nil {
+			q.MaxJobsAccruePerUser = 1
+		}
+		p.Account(who[0][1]).Limits.GrpJobsAccrue = 2
 		var live []*Job
 		now := int64(1000)
 		for step := 0; step < 400; step++ {
 			now += int64(rng.Intn(120))
-			switch op := rng.Intn(4); {
+			switch op := rng.Intn(5); {
+			case op == 4:
+				// A pass's queue build: accrue, or stop when held.
+				for _, j := range live {
+					if !j.Running() && rng.Intn(8) == 0 {
+						p.RemoveAccrue(j)
+						continue
+					}
+					p.HandleAccrue(j, !j.Running(), true, now-10, now)
+				}
 			case op == 0 || len(live) == 0:
 				w := who[rng.Intn(len(who))]
 				j := &Job{ID: uint32(step), User: w[0], Account: w[1], Partition: "batch",
@@ -121,6 +135,21 @@ func TestRandomSequenceCounters(t *testing.T) {
 			p.End(j, now)
 		}
 		checkCounters(t, p, nil, fmt.Sprintf("seed %d at the end", seed))
+		for _, q := range p.QOSList() {
+			if q.AccrueCount() != 0 {
+				t.Fatalf("seed %d: QOS %s accrue count %d left", seed, q.Name, q.AccrueCount())
+			}
+			for _, ul := range append(mapValues(q.usage.users), mapValues(q.usage.accounts)...) {
+				if ul.accrue != 0 {
+					t.Fatalf("seed %d: QOS %s per-user/account accrue count %d left", seed, q.Name, ul.accrue)
+				}
+			}
+		}
+		p.Walk(func(a *Assoc) {
+			if a.AccrueCount() != 0 {
+				t.Fatalf("seed %d: %s accrue count %d left", seed, a.Level(), a.AccrueCount())
+			}
+		})
 		p.Walk(func(a *Assoc) {
 			u := &a.usage
 			for i := range u.grpUsedTRES {
@@ -167,6 +196,15 @@ func mapValues(m map[string]*usedLimits) []*usedLimits {
 // checkCounters compares every counter with a count over the live jobs.
 func checkCounters(t *testing.T, p *Policy, live []*Job, where string) {
 	t.Helper()
+	accruing := uint32(0)
+	for _, j := range live {
+		if j.accrueCounted {
+			accruing++
+		}
+	}
+	if got := p.Root.AccrueCount(); got != accruing {
+		t.Fatalf("%s: root accrue count %d, %d jobs counted", where, got, accruing)
+	}
 	type counts struct{ submit, run, cpu uint64 }
 	assoc := map[*Assoc]*counts{}
 	qos := map[*QOS]*counts{}

@@ -4,6 +4,7 @@ package limits
 // one account.
 type usedLimits struct {
 	jobs, submitJobs uint32
+	accrue           uint32
 	tres             []uint64
 	run              runSecs
 	nodes            nodeCounts
@@ -12,6 +13,7 @@ type usedLimits struct {
 // assocUsage is the usage of one association (with its children).
 type assocUsage struct {
 	usedJobs, usedSubmitJobs uint32
+	accrue                   uint32
 	grpUsedTRES              []uint64
 	run                      runSecs
 	nodes                    nodeCounts
@@ -24,6 +26,7 @@ type assocUsage struct {
 // qosUsage is a QOS's usage, with its per-user and per-account lists.
 type qosUsage struct {
 	grpUsedJobs, grpUsedSubmitJobs uint32
+	accrue                         uint32
 	grpUsedTRES                    []uint64
 	run                            runSecs
 	nodes                          nodeCounts

@@ -83,7 +83,8 @@ recordLoop:
 			continue
 		}
 		req := pr.req
-		noReserve := (cfg.BFMinPrioReserve > 0 && j.Priority < cfg.BFMinPrioReserve) ||
+		prioReserve := q.prioReserve(j, cfg.BFMinPrioReserve)
+		noReserve := (prioReserve > 0 && j.Priority < prioReserve) ||
 			(cfg.BFMinAgeReserve > 0 && j.Eligible > 0 && time.Duration(now-j.Eligible)*time.Second < cfg.BFMinAgeReserve) ||
 			(cfg.BFOneResvPerJob && j.Start != 0) ||
 			(cfg.BFJobPartCountReserve > 0 && counts.resvPart[r.part] >= cfg.BFJobPartCountReserve)

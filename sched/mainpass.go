@@ -138,7 +138,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 					failByPart = false
 				}
 			}
-			if failByPart && q.cfg.BFMinPrioReserve > 0 && j.Priority < q.cfg.BFMinPrioReserve {
+			if r := q.prioReserve(j, q.cfg.BFMinPrioReserve); failByPart && r > 0 && j.Priority < r {
 				failByPart = false
 			}
 		}

@@ -444,12 +444,17 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 		e := q.jobs[id]
 		j := e.j
 		if j.State != Pending {
+			if j.State == Running {
+				q.accrue(j, false, now)
+			}
 			continue
 		}
 		if clearStart {
 			j.Start = 0
 		}
-		if !q.runnable1(e, now) {
+		ok := q.runnable1(e, now)
+		q.accrue(j, ok, now)
+		if !ok {
 			continue
 		}
 		for _, p := range j.Partitions {

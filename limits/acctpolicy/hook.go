@@ -17,7 +17,12 @@ type Hook struct {
 	jobs map[uint32]*limits.Job
 }
 
-var _ sched.Limits = (*Hook)(nil)
+var (
+	_ sched.Limits          = (*Hook)(nil)
+	_ sched.PartitionExempt = (*Hook)(nil)
+	_ sched.Accruer         = (*Hook)(nil)
+	_ sched.PrioThresholder = (*Hook)(nil)
+)
 
 // PartitionConf is what slurm.conf says of a partition that the limits
 // need beyond the scheduler's view: its QOS= and TRESBillingWeights=.
@@ -229,6 +234,45 @@ func (h *Hook) PartitionExempt(j *sched.Job) (time, maxNodes, minNodes bool) {
 	}
 	f := lj.QOSFlags()
 	return f&limits.PartitionTimeLimit != 0, f&limits.PartitionMaxNodes != 0, f&limits.PartitionMinNodes != 0
+}
+
+// HandleAccrue is acct_policy_handle_accrue_time (sched.Accruer): a
+// pending eligible job starts to accrue age priority when the accrue
+// limits let it, from Eligible; a pending job no longer eligible (held, a
+// dependency) stops, as acct_policy_remove_accrue_time; a job no longer
+// pending leaves the counts.
+func (h *Hook) HandleAccrue(j *sched.Job, pending, eligible bool, now int64) {
+	lj := h.jobs[j.ID]
+	if lj == nil {
+		return
+	}
+	if pending && !eligible {
+		h.P.RemoveAccrue(lj)
+		return
+	}
+	begin := j.Eligible
+	if begin == 0 {
+		begin = now
+	}
+	h.P.HandleAccrue(lj, pending, eligible, begin, now)
+}
+
+// AccrueTime is when job id began to accrue age priority (what the age
+// factor of a priority plugin reads), 0 if it does not.
+func (h *Hook) AccrueTime(id uint32) int64 {
+	if lj := h.jobs[id]; lj != nil {
+		return lj.AccrueTime()
+	}
+	return 0
+}
+
+// PrioThreshold is the job's MinPrioThreshold (sched.PrioThresholder).
+func (h *Hook) PrioThreshold(j *sched.Job) uint32 {
+	lj, err := h.bind(j)
+	if err != nil {
+		return 0
+	}
+	return h.P.PrioThreshold(lj)
 }
 
 // PostSelect is acct_policy_job_runnable_post_select with the

@@ -182,3 +182,61 @@ func TestLimitReasonReplacesResources(t *testing.T) {
 		}
 	}
 }
+
+// TestAccrueThroughScheduler: with the QOS's GrpJobsAccrue=1, of two
+// jobs pending behind a full cluster only the first accrues age priority;
+// once the first starts (and the next queue build takes it out of the
+// count) the second accrues from then; when every job ran the count is 0. No recording: acct_policy.c's
+// _handle_accrue_time, called by build_job_queue.
+func TestAccrueThroughScheduler(t *testing.T) {
+	p := labPolicy(t)
+	p.QOS("small").GrpJobsAccrue = 1
+	p.QOS("small").MaxTRESPerUser = make(limits.Vector, p.TRES.Len())
+	for i := range p.QOS("small").MaxTRESPerUser {
+		p.QOS("small").MaxTRESPerUser[i] = limits.Infinite64
+	}
+	q, h := queue(t, p)
+	now := int64(1_800_000_000)
+	for i, n := range []int{64, 40, 40} {
+		j := &sched.Job{ID: uint32(i + 1), User: "labuser", Account: "lab", Partitions: []string{"p"},
+			TimeLimit: time.Hour, Request: &job.Request{MinNodes: 1, NTasks: n}}
+		if err := q.Submit(j, false, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.Schedule(now); err != nil {
+		t.Fatal(err)
+	}
+	if h.AccrueTime(2) != now || h.AccrueTime(3) != 0 {
+		t.Fatalf("accrue times %d, %d; want %d and 0", h.AccrueTime(2), h.AccrueTime(3), now)
+	}
+	if err := q.Finish(1, sched.Cancelled, now+10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Schedule(now + 10); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Schedule(now + 20); err != nil {
+		t.Fatal(err)
+	}
+	if j, _ := q.Job(2); j.State != sched.Running {
+		t.Fatalf("job 2 is %s, want RUNNING", j.State)
+	}
+	// The backfill pass after the main pass that started job 2 builds
+	// the queue again: job 3 accrues from then.
+	if h.AccrueTime(2) != now || h.AccrueTime(3) != now+10 {
+		t.Fatalf("accrue times %d, %d; want %d (kept) and %d", h.AccrueTime(2), h.AccrueTime(3), now, now+10)
+	}
+	if err := q.Finish(2, sched.Cancelled, now+30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Schedule(now + 30); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := q.Schedule(now + 40); err != nil {
+		t.Fatal(err)
+	}
+	if c := p.QOS("small").AccrueCount(); c != 0 {
+		t.Fatalf("accrue count %d with nothing pending, want 0", c)
+	}
+}
