@@ -10,6 +10,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/hostlist"
+	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
 	"github.com/nodesift/sift/limits"
 	"github.com/nodesift/sift/limits/acctpolicy"
@@ -108,7 +109,7 @@ func (f *limitsFlags) partitions(cmd *cobra.Command, p *limits.Policy) error {
 	if err != nil {
 		return err
 	}
-	_, err = acctpolicy.New(p, schedPartitions(inv.Partitions), partitionConf(inv.Partitions))
+	_, err = acctpolicy.New(p, schedPartitions(inv.Partitions), partitionConf(inv.Partitions, inv.Nodes))
 	return invalidInputIf(err)
 }
 
@@ -312,10 +313,18 @@ const maxUsageNodes = 1 << 20
 
 // partitionConf is each slurm.conf partition's QOS= and
 // TRESBillingWeights=.
-func partitionConf(parts []inventory.Partition) map[string]acctpolicy.PartitionConf {
+func partitionConf(parts []inventory.Partition, nodes []index.Node) map[string]acctpolicy.PartitionConf {
+	mem := map[string]uint64{}
+	for _, n := range nodes {
+		mem[n.Name] = n.MemoryMB
+	}
 	out := map[string]acctpolicy.PartitionConf{}
 	for _, p := range parts {
-		out[p.Name] = acctpolicy.PartitionConf{QOS: p.QOS, BillingWeights: p.TRESBillingWeights}
+		c := acctpolicy.PartitionConf{QOS: p.QOS, BillingWeights: p.TRESBillingWeights}
+		if len(p.Nodes) > 0 {
+			c.NodeMemoryMB = mem[p.Nodes[0]]
+		}
+		out[p.Name] = c
 	}
 	return out
 }

@@ -257,7 +257,7 @@ func replayQueue(conf, sacctmgr string) (*sched.Queue, string, error) {
 		return nil, "", err
 	}
 	parts := schedPartitions(inv.Partitions)
-	h, err := acctpolicy.New(p, parts, partitionConf(inv.Partitions))
+	h, err := acctpolicy.New(p, parts, partitionConf(inv.Partitions, inv.Nodes))
 	if err != nil {
 		return nil, "", err
 	}

@@ -158,7 +158,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				if err != nil {
 					return err
 				}
-				h, err := acctpolicy.New(pol, opts.Partitions, partitionConf(inv.Partitions))
+				h, err := acctpolicy.New(pol, opts.Partitions, partitionConf(inv.Partitions, inv.Nodes))
 				if err != nil {
 					return invalidInput(err)
 				}

@@ -15,6 +15,8 @@ import (
 type Hook struct {
 	P    *limits.Policy
 	jobs map[uint32]*limits.Job
+	// nodeMem is each partition's PartitionConf.NodeMemoryMB.
+	nodeMem map[string]uint64
 }
 
 var (
@@ -28,6 +30,10 @@ var (
 // need beyond the scheduler's view: its QOS= and TRESBillingWeights=.
 type PartitionConf struct {
 	QOS, BillingWeights string
+	// NodeMemoryMB is the memory of the partition's first node: what a
+	// job that asks for no memory requests per node (job_get_tres_mem:
+	// _mem_per_node_part).
+	NodeMemoryMB uint64
 }
 
 // New returns a hook over p. Partitions the scheduler knows and p does
@@ -71,7 +77,11 @@ func New(p *limits.Policy, parts map[string]sched.Partition, conf map[string]Par
 			lp.Billing = bw
 		}
 	}
-	return &Hook{P: p, jobs: map[uint32]*limits.Job{}}, nil
+	nodeMem := map[string]uint64{}
+	for name, c := range conf {
+		nodeMem[name] = c.NodeMemoryMB
+	}
+	return &Hook{P: p, jobs: map[uint32]*limits.Job{}, nodeMem: nodeMem}, nil
 }
 
 // minutes is a duration in whole minutes, rounded up, with job.Unlimited
@@ -136,6 +146,9 @@ func (h *Hook) request(j *sched.Job) limits.Vector {
 		v[limits.TRESMem] = r.MemPerCPU * uint64(cpus)
 	case r.MemPerNode > 0:
 		v[limits.TRESMem] = r.MemPerNode * uint64(n)
+	default:
+		// No memory asked (and no default): the job gets a whole node's.
+		v[limits.TRESMem] = h.nodeMem[j.Partition] * uint64(n)
 	}
 	h.gpus(v, uint64(r.GPUsPerNode*n+r.GPUsPerJob), r.GPUType)
 	return h.billed(j, v)
