@@ -122,8 +122,8 @@ func (e *JobError) Error() string { return fmt.Sprintf("job %d: %v", e.Job, e.Er
 func (e *JobError) Unwrap() error { return e.Err }
 
 // RefusedError is the Limits hook refusing a job at submit (slurmctld's
-// acct_policy_validate, or an invalid account or QOS): the job is not
-// queued, as sbatch's submission fails.
+// acct_policy_validate, or an invalid account or QOS), or ErrBadTaskCount:
+// the job is not queued, as sbatch's submission fails.
 type RefusedError struct{ Err error }
 
 func (e *RefusedError) Error() string { return e.Err.Error() }
@@ -267,10 +267,17 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 	if j.Submit == 0 {
 		j.Submit = now
 	}
+	q.raiseMinNodes(j)
 	if q.opt.Limits != nil {
 		if err := q.opt.Limits.Validate(j); err != nil {
 			return &JobError{Job: j.ID, Err: &RefusedError{Err: err}}
 		}
+	}
+	if !taskCountValid(j) {
+		if q.opt.Limits != nil {
+			q.opt.Limits.End(j, now)
+		}
+		return &JobError{Job: j.ID, Err: &RefusedError{Err: ErrBadTaskCount}}
 	}
 	e, err := q.add(j)
 	if err != nil {
