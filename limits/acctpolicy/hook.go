@@ -123,7 +123,13 @@ func (h *Hook) bind(j *sched.Job) (*limits.Job, error) {
 	if j.Request != nil && j.Request.MinNodes > 0 {
 		lj.MinNodes = uint32(j.Request.MinNodes)
 	}
-	return lj, h.P.Bind(lj)
+	if err := h.P.Bind(lj); err != nil {
+		// Not kept: a later bind (Validate after PartitionExempt) must
+		// see the error again.
+		delete(h.jobs, j.ID)
+		return lj, err
+	}
+	return lj, nil
 }
 
 // request is the job's tres_req_cnt: its minimum CPUs, memory and nodes,
