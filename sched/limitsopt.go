@@ -29,6 +29,15 @@ type PrioThresholder interface {
 	PrioThreshold(j *Job) uint32
 }
 
+// NodeLimiter is implemented by a Limits hook that knows the most nodes a
+// job's limits let it use (acct_policy_get_max_nodes; 0: no limit).
+// select_nodes clamps the job's maximum node count to it (get_node_cnts),
+// so at submit a job that cannot fit within it is refused as one that
+// can never run.
+type NodeLimiter interface {
+	MaxNodes(j *Job) int
+}
+
 // prioReserve is the job's priority reserve: its MinPrioThreshold, else
 // bf_min_prio_reserve (def).
 func (q *Queue) prioReserve(j *Job, def uint32) uint32 {

@@ -283,6 +283,10 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 	if err != nil {
 		return err
 	}
+	if !q.fitsNodeLimit(e, now) {
+		q.opt.Limits.End(j, now)
+		return &JobError{Job: j.ID, Err: &RefusedError{Err: ErrNodeConfigUnavailable}}
+	}
 	q.insert(e)
 	q.clock.queued++
 	q.clock.update = now

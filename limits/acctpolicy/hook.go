@@ -24,6 +24,7 @@ var (
 	_ sched.PartitionExempt = (*Hook)(nil)
 	_ sched.Accruer         = (*Hook)(nil)
 	_ sched.PrioThresholder = (*Hook)(nil)
+	_ sched.NodeLimiter     = (*Hook)(nil)
 )
 
 // PartitionConf is what slurm.conf says of a partition that the limits
@@ -292,6 +293,20 @@ func (h *Hook) PrioThreshold(j *sched.Job) uint32 {
 		return 0
 	}
 	return h.P.PrioThreshold(lj)
+}
+
+// MaxNodes is the most nodes the job's limits let it use, 0 for no limit
+// (sched.NodeLimiter).
+func (h *Hook) MaxNodes(j *sched.Job) int {
+	lj, err := h.bind(j)
+	if err != nil {
+		return 0
+	}
+	m, _ := h.P.MaxNodes(lj)
+	if m == limits.Infinite {
+		return 0
+	}
+	return int(m)
 }
 
 // PostSelect is acct_policy_job_runnable_post_select with the

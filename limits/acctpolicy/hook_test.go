@@ -240,3 +240,29 @@ func TestAccrueThroughScheduler(t *testing.T) {
 		t.Fatalf("accrue count %d with nothing pending, want 0", c)
 	}
 }
+
+// TestNodeLimitRefusesAtSubmit: QOS MaxTRESPerJob=node=1 clamps the job
+// to one node (get_node_cnts); twelve tasks never fit one 8-CPU node, so
+// sbatch is refused, as Slurm refused ntasks=12 in
+// lab/slurm/limits/recorded/rand-1-04.json (w4-07); eight tasks fit.
+func TestNodeLimitRefusesAtSubmit(t *testing.T) {
+	for _, tc := range []struct {
+		tasks   int
+		refused bool
+	}{{12, true}, {8, false}} {
+		p := labPolicy(t)
+		v := make(limits.Vector, p.TRES.Len())
+		for i := range v {
+			v[i] = limits.Infinite64
+		}
+		v[limits.TRESNode] = 1
+		p.QOS("small").MaxTRESPerJob = v
+		q, _ := queue(t, p)
+		j := &sched.Job{ID: 1, User: "labuser", Account: "lab", Partitions: []string{"p"},
+			Request: &job.Request{NTasks: tc.tasks}}
+		err := q.Submit(j, false, 1)
+		if refused := errors.Is(err, sched.ErrNodeConfigUnavailable); refused != tc.refused || err != nil && !refused {
+			t.Errorf("ntasks=%d: Submit %v, want refused=%v", tc.tasks, err, tc.refused)
+		}
+	}
+}
