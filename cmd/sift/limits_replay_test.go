@@ -113,6 +113,11 @@ var accountingKnown = map[string]string{}
 //     PartitionConfig (_select_nodes_parts: rc_part_limits
 //     WAIT_PART_NODE_LIMIT is not tried, ESLURM_REQUESTED_PART_CONFIG_UNAVAILABLE),
 //     which the next pass turns into PartitionNodeLimit (job_limits_check);
+//   - a partition time limit does not stop that attempt: it still runs a
+//     test-only selection (_select_nodes_base), whose limit check
+//     (acct_policy_job_runnable_pre_select, or the reason
+//     acct_policy_validate gave) sets an Assoc or QOS reason; the next
+//     pass's job_limits_check replaces it with PartitionTimeLimit;
 //   - a job pending with PartitionConfig is not among the reasons
 //     _top_priority skips (JSR_QOS_ASSOC|JSR_MISC|JSR_PART), so every later
 //     submission in an overlapping partition is not tried at submit and
@@ -120,6 +125,9 @@ var accountingKnown = map[string]string{}
 func submitTimeKnown(slurm, sift string, earlier []string) string {
 	if slurm == "PENDING PartitionConfig" && sift == "PENDING PartitionNodeLimit" {
 		return "submit-time PartitionConfig"
+	}
+	if sift == "PENDING PartitionTimeLimit" && (strings.HasPrefix(slurm, "PENDING Assoc") || strings.HasPrefix(slurm, "PENDING QOS")) {
+		return "limit reason before PartitionTimeLimit at submit"
 	}
 	if slurm == "PENDING Priority" && slices.Contains(earlier, "PENDING PartitionConfig") {
 		return "Priority behind a PartitionConfig job"
