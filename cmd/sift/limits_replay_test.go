@@ -82,6 +82,10 @@ func TestAccountingRecordingsReplay(t *testing.T) {
 			}
 			cases++
 			cause, isKnown := accountingKnown[key]
+			if id, _, ok := strings.Cut(c.Name, " "); ok && !isKnown {
+				// A random scenario is listed by its id (w3-10).
+				cause, isKnown = accountingKnown[filepath.Base(path)+"/"+id]
+			}
 			switch {
 			case isKnown && len(diffs) == 0:
 				t.Errorf("%s: listed as a known difference (%s) but agrees now: remove it from accountingKnown", key, cause)
@@ -101,8 +105,27 @@ func TestAccountingRecordingsReplay(t *testing.T) {
 }
 
 // accountingKnown are the recorded cases where sift still differs from
-// Slurm, each with its cause (docs/COMPATIBILITY.md).
-var accountingKnown = map[string]string{}
+// Slurm, each with its cause (docs/COMPATIBILITY.md), by file and case
+// name, or for a random scenario by file and id.
+var accountingKnown = map[string]string{
+	"rand-1-02.json/w2-02":  staleLimitReason,
+	"rand-1-03.json/w3-10":  staleLimitReason,
+	"rand-1-07.json/w7-10":  staleLimitReason,
+	"rand-1-09.json/w9-02":  staleLimitReason,
+	"rand-1-09.json/w9-04":  staleLimitReason,
+	"rand-1-09.json/w9-09":  staleLimitReason,
+	"rand-1-09.json/w9-11":  staleLimitReason,
+	"rand-1-10.json/w10-10": staleLimitReason,
+}
+
+// staleLimitReason: after the last step Slurm still shows the limit
+// reason a job got at its submission (a post-selection TRES limit:
+// AssocGrpNodeLimit, AssocMaxMemPerJob, QOSMaxCpuMinutesPerJobLimit...),
+// although a later job started meanwhile and a pre-selection limit
+// (GrpJobs) is now reached; sift's pass after that start reports the
+// pre-selection limit, which acct_policy_job_runnable_pre_select checks
+// first. Why no slurmctld pass re-evaluated the job is not yet found.
+const staleLimitReason = "Slurm kept the submit-time limit reason after a later job started"
 
 // submitTimeKnown says why a reason Slurm showed right after a submission
 // may differ from sift's, given the reasons Slurm showed for the case's
