@@ -93,6 +93,32 @@ func (s *Shares) classic() {
 	s.classicUsers()
 }
 
+// ComputeAccounts is the first half of a classic (NO_FAIR_TREE)
+// calculation: slurmctld's decay thread computes every account's
+// effective usage before it charges the running jobs' new usage, and the
+// users' afterwards (ComputeUsers). Set the usage of before the run, call
+// ComputeAccounts, set the usage after, call ComputeUsers. Under Fair
+// Tree it is Compute.
+func (s *Shares) ComputeAccounts() {
+	s.Root.UsageEfctv, s.Root.efctvSet = 1, true
+	if s.flags&FairTree != 0 {
+		s.Compute()
+		return
+	}
+	s.classicAccounts()
+}
+
+// ComputeUsers is the second half of a classic calculation (see
+// ComputeAccounts): each user's normalised and effective usage and
+// factor from the current usage. Under Fair Tree it does nothing.
+func (s *Shares) ComputeUsers() {
+	if s.flags&FairTree != 0 {
+		return
+	}
+	s.usageNorm(s.Root)
+	s.classicUsers()
+}
+
 // classicAccounts is _set_children_usage_efctv from root: accounts get
 // their effective usage and factor; users are marked not computed.
 func (s *Shares) classicAccounts() {

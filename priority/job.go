@@ -40,6 +40,10 @@ type Job struct {
 
 	assoc *limits.Assoc
 	qos   *limits.QOS
+	// node and part are the job's fair-share node and first partition,
+	// looked up once by Bind.
+	node *Node
+	part *Partition
 	// accrueHeld marks the job as counted against accrue limits.
 	accrueHeld bool
 }

@@ -54,10 +54,25 @@ func (f *Factors) Sum() float64 {
 	return math.Max(p, 1)
 }
 
-// Priority is the job priority slurmctld stores for the row: the sum
-// truncated to 32 bits, at least 1.
+// Priority is the job priority slurmctld stores for the row
+// (_get_priority_internal): the factors added in its order (the TRES
+// summed first), at least 1, at most 2^32-1, truncated.
 func (f *Factors) Priority() uint32 {
-	p := f.Sum()
+	if f.Direct > 0 {
+		return f.Direct
+	}
+	var tres float64
+	for _, t := range f.TRES {
+		tres += t
+	}
+	return clampPriority(f.Age + f.Assoc + f.FairShare + f.JobSize + f.PartitionF + f.QOS + tres +
+		float64(f.Site) - float64(f.Nice))
+}
+
+func clampPriority(p float64) uint32 {
+	if p < 1 {
+		return 1
+	}
 	if p > math.MaxUint32 {
 		return math.MaxUint32
 	}
@@ -76,7 +91,9 @@ type Multifactor struct {
 	Usage   *Usage
 	Accrue  *Accrue
 
-	weightTRES                []float64
+	weightTRES []float64
+	// tresIdx are the TRES with a weight.
+	tresIdx                   []int
 	maxAssoc, maxQOS, maxPart uint32
 	parts                     map[string]*Partition
 }
@@ -91,6 +108,11 @@ func New(cfg Config, p *limits.Policy, c Cluster) (*Multifactor, error) {
 			return nil, &ConfigError{Key: "PriorityWeightTRES", Value: cfg.WeightTRES, Err: err}
 		}
 		m.weightTRES = bw.Weights()
+		for i, w := range m.weightTRES {
+			if w != 0 {
+				m.tresIdx = append(m.tresIdx, i)
+			}
+		}
 	}
 	for i := range c.Partitions {
 		pt := &c.Partitions[i]
@@ -104,6 +126,12 @@ func New(cfg Config, p *limits.Policy, c Cluster) (*Multifactor, error) {
 	})
 	for _, q := range p.QOSList() {
 		m.maxQOS = max(m.maxQOS, q.Priority)
+	}
+	switch {
+	case cfg.Flags&MaxTRESGRES != 0:
+		p.BillingMode = limits.BillMaxTRESGRES
+	case cfg.Flags&MaxTRES != 0:
+		p.BillingMode = limits.BillMaxTRES
 	}
 	m.Shares = NewShares(p, cfg.Flags, cfg.Dampening)
 	m.Usage = NewUsage(m.Shares, cfg)
@@ -133,6 +161,8 @@ func (m *Multifactor) Bind(j *Job) error {
 		return &BindError{JobID: j.ID, Err: err}
 	}
 	j.assoc, j.qos = lj.Assoc(), lj.JobQOS()
+	j.node = m.Shares.Node(j.assoc)
+	j.part = m.parts[part]
 	if j.assoc == nil {
 		return &BindError{JobID: j.ID, Err: limits.ErrInvalidAccount}
 	}
@@ -166,13 +196,60 @@ func (m *Multifactor) Factors(j *Job, now int64) []Factors {
 	return out
 }
 
-// Priority is the job's priority (for its first partition).
+// Priority is the job's priority (for its first partition), as
+// Factors(j, now)[0].Priority() without building the row.
 func (m *Multifactor) Priority(j *Job, now int64) uint32 {
 	if j.Direct > 0 {
 		return j.Direct
 	}
-	f := m.Factors(j, now)
-	return f[0].Priority()
+	w := m.weighted(j, now)
+	pt := j.part
+	part := m.partFactor(pt, len(j.Partitions) <= 1) * float64(m.Config.WeightPartition)
+	var tres float64
+	for _, i := range m.tresIdx {
+		tres += m.tresFactor(j, pt, i)
+	}
+	return clampPriority(w.age + w.assoc + w.fs + w.js + part + w.qos + tres + float64(j.Site) - float64(j.Nice))
+}
+
+// Recompute is one recalculation of the decay thread at now
+// (decay_apply_weighted_factors): every job that is pending (or running,
+// with CALCULATE_RUNNING), not held and without an administrator's
+// priority gets its new priority in prio[i]; INCR_ONLY keeps a higher old
+// one. prio holds the old priorities on entry.
+func (m *Multifactor) Recompute(jobs []*Job, prio []uint32, now int64) {
+	for i, j := range jobs {
+		if prio[i] == 0 || j.Held || (j.Running && m.Config.Flags&CalculateRunning == 0) {
+			continue
+		}
+		p := m.Priority(j, now)
+		if m.Config.Flags&IncrOnly == 0 || p > prio[i] {
+			prio[i] = p
+		}
+	}
+}
+
+// Sprio are the rows sprio prints at now (priority_p_get_priority_factors_list):
+// pending jobs (and running ones with CALCULATE_RUNNING) that are not held
+// and whose eligible time (submit time with ACCRUE_ALWAYS) has come, one
+// row per partition. Slurm prints the factors of the last calculation, so
+// now is that calculation's time.
+func (m *Multifactor) Sprio(jobs []*Job, now int64) []Factors {
+	var out []Factors
+	for _, j := range jobs {
+		if j.Running && m.Config.Flags&CalculateRunning == 0 {
+			continue
+		}
+		use := j.Eligible
+		if m.Config.Flags&AccrueAlways != 0 {
+			use = j.Submit
+		}
+		if use == 0 || use > now || j.Held {
+			continue
+		}
+		out = append(out, m.Factors(j, now)...)
+	}
+	return out
 }
 
 // partFactor is the partition factor before its weight: PriorityJobFactor
@@ -193,7 +270,6 @@ func (m *Multifactor) partFactor(pt *Partition, single bool) float64 {
 
 // base is every factor that does not depend on the partition.
 func (m *Multifactor) base(j *Job, now int64) Factors {
-	cfg := &m.Config
 	f := Factors{JobID: j.ID, User: j.User, Account: j.Account, Site: j.Site, Nice: int64(j.Nice), Direct: j.Direct}
 	if j.qos != nil {
 		f.QOSName = j.qos.Name
@@ -202,6 +278,19 @@ func (m *Multifactor) base(j *Job, now int64) Factors {
 		f.Site, f.Nice = 0, 0
 		return f
 	}
+	w := m.weighted(j, now)
+	f.Age, f.Assoc, f.FairShare, f.JobSize, f.QOS = w.age, w.assoc, w.fs, w.js, w.qos
+	return f
+}
+
+// weightedFactors are the partition-independent factors times their
+// weights.
+type weightedFactors struct{ age, assoc, fs, js, qos float64 }
+
+// weighted is set_priority_factors without the partition and TRES.
+func (m *Multifactor) weighted(j *Job, now int64) weightedFactors {
+	cfg := &m.Config
+	var w weightedFactors
 	if cfg.WeightAge != 0 && j.Accrue != 0 {
 		var diff uint32
 		if now > j.Accrue {
@@ -211,18 +300,16 @@ func (m *Multifactor) base(j *Job, now int64) Factors {
 		if int64(diff) < cfg.MaxAge {
 			age = float64(diff) / float64(cfg.MaxAge)
 		}
-		f.Age = age * float64(cfg.WeightAge)
+		w.age = age * float64(cfg.WeightAge)
 	}
-	if j.assoc != nil && cfg.WeightFairshare != 0 {
-		if n := m.Shares.Node(j.assoc); n != nil {
-			if cfg.Flags&FairTree == 0 && !n.efctvSet {
-				m.Shares.setAssocUsage(n)
-			}
-			f.FairShare = n.FSFactor * float64(cfg.WeightFairshare)
+	if n := j.node; n != nil && cfg.WeightFairshare != 0 {
+		if cfg.Flags&FairTree == 0 && !n.efctvSet {
+			m.Shares.setAssocUsage(n)
 		}
+		w.fs = n.FSFactor * float64(cfg.WeightFairshare)
 	}
 	if cfg.WeightJobSize != 0 && m.Cluster.Nodes != 0 && m.Cluster.CPUs != 0 {
-		f.JobSize = m.jobSize(j) * float64(cfg.WeightJobSize)
+		w.js = m.jobSize(j) * float64(cfg.WeightJobSize)
 	}
 	if j.assoc != nil && cfg.WeightAssoc != 0 {
 		pr := j.assoc.Effective().Priority
@@ -236,7 +323,7 @@ func (m *Multifactor) base(j *Job, now int64) Factors {
 		case m.maxAssoc != 0:
 			v = float64(pr) / float64(m.maxAssoc)
 		}
-		f.Assoc = v * float64(cfg.WeightAssoc)
+		w.assoc = v * float64(cfg.WeightAssoc)
 	}
 	if q := j.qos; q != nil && q.Priority != 0 && cfg.WeightQOS != 0 {
 		v := 0.0
@@ -246,9 +333,9 @@ func (m *Multifactor) base(j *Job, now int64) Factors {
 		case m.maxQOS != 0:
 			v = float64(q.Priority) / float64(m.maxQOS)
 		}
-		f.QOS = v * float64(cfg.WeightQOS)
+		w.qos = v * float64(cfg.WeightQOS)
 	}
-	return f
+	return w
 }
 
 // jobSize is the job size factor before its weight: favouring large jobs
@@ -304,20 +391,27 @@ func (m *Multifactor) tresFactors(j *Job, pt *Partition) []float64 {
 		return nil
 	}
 	out := make([]float64, len(m.weightTRES))
-	for i, w := range m.weightTRES {
-		if i >= len(j.TRES) {
-			break
-		}
-		v := j.TRES[i]
-		if v == limits.Infinite64 {
-			v = 0
-		}
-		switch {
-		case m.Config.Flags&NoNormalTRES != 0:
-			out[i] = float64(v) * w
-		case v != 0 && pt != nil && i < len(pt.TRES) && pt.TRES[i] != 0 && pt.TRES[i] != limits.Infinite64:
-			out[i] = float64(v) / float64(pt.TRES[i]) * w
-		}
+	for _, i := range m.tresIdx {
+		out[i] = m.tresFactor(j, pt, i)
 	}
 	return out
+}
+
+// tresFactor is the weighted factor of TRES i.
+func (m *Multifactor) tresFactor(j *Job, pt *Partition, i int) float64 {
+	w := m.weightTRES[i]
+	if i >= len(j.TRES) {
+		return 0
+	}
+	v := j.TRES[i]
+	if v == limits.Infinite64 {
+		v = 0
+	}
+	switch {
+	case m.Config.Flags&NoNormalTRES != 0:
+		return float64(v) * w
+	case v != 0 && pt != nil && i < len(pt.TRES) && pt.TRES[i] != 0 && pt.TRES[i] != limits.Infinite64:
+		return float64(v) / float64(pt.TRES[i]) * w
+	}
+	return 0
 }
