@@ -47,6 +47,14 @@ func (p *confParser) partition(l confLine, nodes []index.Node, pos map[string]in
 		}
 		part.PriorityTier = uint32(n)
 	}
+	if v, ok := vals["priorityjobfactor"]; ok {
+		n, err := confUint(v, 16)
+		if err != nil {
+			return part, err
+		}
+		f := uint32(n)
+		part.PriorityJobFactor = &f
+	}
 	if v, ok := vals["oversubscribe"]; ok {
 		o, err := oversubscribe(v)
 		if err != nil {

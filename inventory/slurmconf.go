@@ -24,11 +24,14 @@ type Partition struct {
 	Default bool     `json:"default,omitempty"`
 	// MaxTime and DefaultTime are in minutes; -1 means UNLIMITED, and a
 	// DefaultTime of -1 also stands for "not set".
-	MaxTime       int64  `json:"max_time"`
-	DefaultTime   int64  `json:"default_time"`
-	PriorityTier  uint32 `json:"priority_tier"`
-	OverSubscribe string `json:"oversubscribe"`
-	QOS           string `json:"qos,omitempty"`
+	MaxTime      int64  `json:"max_time"`
+	DefaultTime  int64  `json:"default_time"`
+	PriorityTier uint32 `json:"priority_tier"`
+	// PriorityJobFactor is the partition's factor for
+	// priority/multifactor (nil: not set, Slurm's default 1).
+	PriorityJobFactor *uint32 `json:"priority_job_factor,omitempty"`
+	OverSubscribe     string  `json:"oversubscribe"`
+	QOS               string  `json:"qos,omitempty"`
 	// TRESBillingWeights is the partition's, as written.
 	TRESBillingWeights string   `json:"tres_billing_weights,omitempty"`
 	AllowQoS           []string `json:"allow_qos,omitempty"`
@@ -56,6 +59,10 @@ type Cluster struct {
 	MaxMemPerCPU         uint64 `json:"max_mem_per_cpu,omitempty"`
 	// SchedulerParameters is slurm.conf's, as written.
 	SchedulerParameters string `json:"scheduler_parameters,omitempty"`
+	// Priority holds the priority plugin's keys as written (PriorityType,
+	// PriorityWeight*, PriorityFlags, ..., FairShareDampeningFactor and
+	// AccountingStorageEnforce), by lower-case key, for [priority].
+	Priority map[string]string `json:"priority,omitempty"`
 }
 
 // maxIncludeDepth bounds Include nesting, so an Include cycle fails cleanly.
@@ -381,6 +388,14 @@ func (p *confParser) build() (*Cluster, error) {
 		SchedulerParameters: p.globals["schedulerparameters"]}
 	// Unreadable memory defaults are left unset, as the other global keys
 	// sift does not use are.
+	for k, v := range p.globals {
+		if strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" || k == "accountingstorageenforce" {
+			if c.Priority == nil {
+				c.Priority = map[string]string{}
+			}
+			c.Priority[k] = v
+		}
+	}
 	c.DefMemPerCPU, _ = strconv.ParseUint(p.globals["defmempercpu"], 10, 64)
 	c.MaxMemPerCPU, _ = strconv.ParseUint(p.globals["maxmempercpu"], 10, 64)
 	// Every line's hosts are counted, not expanded, before any node is

@@ -3,6 +3,7 @@ package inventory
 import (
 	"errors"
 	"os"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -300,5 +301,31 @@ func TestLoadDetectsEveryFormat(t *testing.T) {
 	}
 	if _, _, err := ParseCluster("x", conf, "bogus"); err == nil || !strings.Contains(err.Error(), "unknown inventory format") {
 		t.Errorf("bogus format: %v", err)
+	}
+}
+
+func TestParseSlurmConfKeepsPriorityKeys(t *testing.T) {
+	c, _, err := parseConf(t, `PriorityType=priority/multifactor
+PriorityWeightAge=1000
+PriorityFlags=NO_FAIR_TREE,MAX_TRES
+FairShareDampeningFactor=2
+AccountingStorageEnforce=limits
+NodeName=n[1-2] CPUs=4
+PartitionName=a Nodes=ALL PriorityJobFactor=10
+PartitionName=b Nodes=ALL
+`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"prioritytype": "priority/multifactor", "priorityweightage": "1000",
+		"priorityflags": "NO_FAIR_TREE,MAX_TRES", "fairsharedampeningfactor": "2", "accountingstorageenforce": "limits"}
+	if !reflect.DeepEqual(c.Priority, want) {
+		t.Errorf("priority keys %v, want %v", c.Priority, want)
+	}
+	if f := c.Partitions[0].PriorityJobFactor; f == nil || *f != 10 {
+		t.Errorf("partition a PriorityJobFactor %v, want 10", f)
+	}
+	if c.Partitions[1].PriorityJobFactor != nil {
+		t.Errorf("partition b PriorityJobFactor set without the key")
 	}
 }
