@@ -83,6 +83,8 @@ type Job struct {
 	// job's reason is JobHeldUser rather than JobHeldAdmin.
 	Priority   uint32
 	HeldByUser bool
+	// Nice is sbatch --nice, for the Priority hook.
+	Nice int32
 	// Submit is the submit time; Begin the earliest start (sbatch
 	// --begin), 0 for none; Eligible when the job last became eligible
 	// (Slurm's details->begin_time), set by the queue.

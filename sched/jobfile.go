@@ -32,6 +32,9 @@ type FileJob struct {
 	Priority *uint32 `json:"priority"`
 	// Hold submits the job held (priority 0, JobHeldUser).
 	Hold bool `json:"hold"`
+	// Nice is sbatch --nice (may be negative): priority/multifactor and
+	// priority/basic lower the job's priority by it.
+	Nice int32 `json:"nice"`
 	// Submit, Begin, Start and End are the submit time, earliest start,
 	// and a running job's start and end.
 	Submit FileTime `json:"submit"`
@@ -352,7 +355,7 @@ func fileJob(q *Queue, fj FileJob, defPart string) (*Job, error) {
 		return nil, errors.New("no partition given and no default partition")
 	}
 	j := &Job{ID: fj.ID, Name: fj.Name, User: fj.User, Account: fj.Account, QOS: fj.QOS, Partitions: strings.Split(part, ","),
-		Submit: int64(fj.Submit), Begin: int64(fj.Begin), Start: int64(fj.Start), End: int64(fj.End), Request: req, TimeLimit: req.TimeLimit}
+		Submit: int64(fj.Submit), Begin: int64(fj.Begin), Start: int64(fj.Start), End: int64(fj.End), Request: req, TimeLimit: req.TimeLimit, Nice: fj.Nice}
 	if fj.Priority != nil {
 		j.Priority = *fj.Priority
 	}
