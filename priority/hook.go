@@ -9,25 +9,31 @@ import (
 )
 
 // Basic is priority/basic: a new job gets one below the previous one (the
-// scheduler's FIFO priority), minus its nice, at least 1.
+// scheduler's FIFO priority), adjusted by its nice, at least 1.
 type Basic struct{}
 
 var _ sched.Priority = Basic{}
 
-// Set returns last, the scheduler's FIFO priority.
-func (Basic) Set(_ *sched.Job, last uint32, _ int64) uint32 { return max(last, 1) }
+// Set returns last (the scheduler's FIFO priority, already one below the
+// previous job's) adjusted by the job's nice.
+func (Basic) Set(j *sched.Job, last uint32, _ int64) uint32 { return niced(int64(last), j.Nice) }
 
 // Refresh keeps every priority: priority/basic never recalculates.
 func (Basic) Refresh([]*sched.Job, int64) {}
 
 // BasicPriority is priority_basic's priority_p_set: one below last (1 if
-// last is below 2), lowered by a positive nice only while that leaves it
-// above 1, raised by a negative one.
+// last is below 2), then nice.
 func BasicPriority(last uint32, nice int32) uint32 {
 	p := int64(1)
 	if last >= 2 {
 		p = int64(last) - 1
 	}
+	return niced(p, nice)
+}
+
+// niced lowers p by a positive nice only while that leaves it above 1,
+// raises it by a negative one, and keeps it in [1, 2^32-1].
+func niced(p int64, nice int32) uint32 {
 	if off := int64(nice); off <= 0 || p > off+1 {
 		p -= off
 	}
@@ -59,7 +65,7 @@ func (h *Hook) job(j *sched.Job) *Job {
 		pj = &Job{ID: j.ID}
 		h.jobs[j.ID] = pj
 	}
-	pj.User, pj.Account, pj.QOS = j.User, j.Account, j.QOS
+	pj.User, pj.Account, pj.QOS, pj.Nice = j.User, j.Account, j.QOS, j.Nice
 	pj.Partitions = j.Partitions
 	pj.Submit, pj.Eligible = j.Submit, j.Eligible
 	pj.Running = j.State == sched.Running

@@ -50,6 +50,7 @@ func (n *Node) IsUser() bool { return n.isUser }
 // effective usage, level fair-share and fair-share factor of each
 // association.
 type Shares struct {
+	policy    *limits.Policy
 	flags     Flags
 	dampening float64
 	// Root is the cluster's root association.
@@ -65,7 +66,7 @@ type Shares struct {
 // choose Fair Tree or classic (and DEPTH_OBLIVIOUS); dampening is
 // FairShareDampeningFactor (0 taken as 1). Usage starts at zero.
 func NewShares(p *limits.Policy, flags Flags, dampening uint16) *Shares {
-	s := &Shares{flags: flags, dampening: float64(max(dampening, 1)), byAssoc: map[*limits.Assoc]*Node{}}
+	s := &Shares{policy: p, flags: flags, dampening: float64(max(dampening, 1)), byAssoc: map[*limits.Assoc]*Node{}}
 	n := p.TRES.Len()
 	p.Walk(func(a *limits.Assoc) {
 		nd := &Node{Assoc: a, SharesRaw: a.Fairshare, isUser: a.IsUser(), RunSecs: make([]float64, n)}
