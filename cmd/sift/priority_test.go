@@ -20,5 +20,9 @@ func TestPriorityGolden(t *testing.T) {
 		{"bad-set", with("--set", "PriorityWeightAge=lots")},
 		{"not-a-priority-key", with("--set", "SchedulerType=sched/backfill")},
 		{"no-jobs", []string{"priority", "--limits", d + "assoc.dump"}},
+		{"schedule-multifactor", []string{"schedule", "--nodes", d + "slurm.conf", "--jobs", d + "jobs.json", "--limits", d + "assoc.dump",
+			"--at", "2026-11-21T12:00:00", "--policy", "builtin", "--priority", "multifactor", "--output", "json"}},
+		{"schedule-multifactor-needs-limits", []string{"schedule", "--nodes", d + "slurm.conf", "--jobs", d + "jobs.json",
+			"--priority", "multifactor"}},
 	}, nil)
 }

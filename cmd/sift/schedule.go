@@ -16,6 +16,7 @@ import (
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
 	"github.com/nodesift/sift/limits/acctpolicy"
+	"github.com/nodesift/sift/priority"
 	"github.com/nodesift/sift/sched"
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
@@ -43,7 +44,7 @@ var scheduleKnobs = []struct{ name, help string }{
 
 func newScheduleCmd() *cobra.Command {
 	var nodes nodesFlags
-	var jobsPath, policy, at, output, plugin, params, typeParams string
+	var jobsPath, policy, at, output, plugin, params, typeParams, prioType string
 	var slurmPlan bool
 	var explainIDs []uint
 	var lf limitsFlags
@@ -70,6 +71,10 @@ in 'sift limits') enforces association and QOS limits as slurmctld's acct_policy
 limit holds pends with the limit's reason (QOSMaxJobsPerUserLimit, AssocGrpCpuLimit, ...); running jobs count as usage.
 A job a limit refuses at submit is left out of the queue, as sbatch would fail, and listed.
 
+--priority multifactor (with --limits) gives each job without a "priority" in the jobs file the
+priority priority/multifactor computes at submit, with the Priority* weights and flags of the
+slurm.conf --nodes; the default, basic, is FIFO (one below the previous job, adjusted by nice).
+
 Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -84,6 +89,12 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			}
 			if output != "text" && output != "json" {
 				return invalidInput(fmt.Errorf("unknown --output %q, expected text or json", output))
+			}
+			if prioType != "basic" && prioType != "multifactor" {
+				return invalidInput(fmt.Errorf("unknown --priority %q, expected basic or multifactor", prioType))
+			}
+			if prioType == "multifactor" && lf.path == "" {
+				return invalidInput(errors.New("--priority multifactor needs the associations: --limits FILE"))
 			}
 			if jobsPath == "" {
 				return invalidInput(errors.New("--jobs is required"))
@@ -163,6 +174,27 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 					return invalidInput(err)
 				}
 				opts.Limits = h
+				if prioType == "multifactor" {
+					cfg, err := priorityConfig(inv, pol, nil)
+					if err != nil {
+						return invalidInput(err)
+					}
+					m, err := priority.New(cfg, pol, priorityCluster(inv, pol))
+					if err != nil {
+						return invalidInput(err)
+					}
+					// Fair-share starts from the usage of the jobs file's
+					// running and finished jobs up to the pass.
+					pjobs, err := priorityJobs(io.Discard, m, files, defaultPartition(inv.Partitions))
+					if err != nil {
+						return invalidInput(fmt.Errorf("%s: %w", jobsPath, err))
+					}
+					chargeHistory(m, pjobs, now)
+					opts.Priority = priority.NewHook(m)
+				}
+			}
+			if prioType == "basic" {
+				opts.Priority = priority.Basic{}
 			}
 			q := sched.NewQueue(opts)
 			for _, id := range explainIDs {
@@ -206,6 +238,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 	nodes.register(cmd)
 	f.StringVar(&jobsPath, "jobs", "", "the queue: a sift jobs file (JSON)")
 	f.StringVar(&policy, "policy", "backfill", "scheduler: builtin or backfill")
+	f.StringVar(&prioType, "priority", "basic", "priority plugin for jobs without a priority: basic (FIFO) or multifactor (needs --limits; weights from the slurm.conf)")
 	f.StringVar(&at, "at", "", "the time of the pass (default: the clock)")
 	f.StringVar(&output, "output", "text", "output format: text or json")
 	f.StringVar(&plugin, "plugin", "cons_tres", "select plugin: linear or cons_tres (default: the slurm.conf's SelectType, else cons_tres)")
