@@ -8,7 +8,7 @@ import (
 	"github.com/nodesift/sift/select/job"
 )
 
-func benchCluster(b *testing.B, n int) *job.Cluster {
+func benchCluster(b testing.TB, n int) *job.Cluster {
 	nodes := make([]index.Node, n)
 	for i := range nodes {
 		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), Sockets: 2, CoresPerSocket: 32, ThreadsPerCore: 1, MemoryMB: 256000, Partitions: []string{"p"}}

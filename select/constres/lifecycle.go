@@ -27,6 +27,7 @@ func (p *Plugin) coreBits(rec *record) bits.Set {
 // overlap (job_res_add_job), a new row if the partition has one left.
 // Jobs that do not share may overlap no row of any partition.
 func (p *Plugin) place(st *state, rec *record, restoring bool) error {
+	st.gen++
 	cb := p.coreBits(rec)
 	if rec.nodeReq != crAvailable {
 		for _, pr := range st.parts {
@@ -81,6 +82,7 @@ func (p *Plugin) place(st *state, rec *record, restoring bool) error {
 
 // unplace clears rec's cores from its row.
 func (p *Plugin) unplace(st *state, rec *record) {
+	st.gen++
 	pr := st.parts[rec.partition]
 	if pr == nil || rec.row >= len(pr.rows) {
 		return
@@ -98,6 +100,7 @@ func (p *Plugin) unplace(st *state, rec *record) {
 // keeps the job's row and leaves the sharing-mode test to the caller, since
 // it depends on the order jobs started in.
 func (p *Plugin) addJob(st *state, rec *record, restoring bool) error {
+	st.gen++
 	for i, id := range rec.nodes {
 		if p.cfg.TrackMemory && st.mem[id]+rec.mem[i] > p.cl.MemoryMB[id] {
 			return fmt.Errorf("node %d lacks memory", id)
@@ -141,6 +144,7 @@ func (p *Plugin) addJob(st *state, rec *record, restoring bool) error {
 }
 
 func (p *Plugin) chargeNode(st *state, rec *record, id uint32, sign int32) {
+	st.gen++
 	st.nodeReq[id] += sign * rec.nodeReq
 	st.jobCnt[id] += sign
 	if rec.nodeReq == crAvailable {
@@ -158,6 +162,7 @@ func (p *Plugin) chargeNode(st *state, rec *record, id uint32, sign int32) {
 // removeJob releases rec from st; with all false (suspension) the memory
 // and GPUs stay charged and the job stays listed.
 func (p *Plugin) removeJob(st *state, rec *record, all bool) {
+	st.gen++
 	if !rec.suspended {
 		p.unplace(st, rec)
 		for _, id := range rec.nodes {

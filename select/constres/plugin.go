@@ -53,6 +53,7 @@ type Plugin struct {
 	cl  *job.Cluster
 	cfg Config
 	st  *state
+	rel *releaseChain // will-run's view of st, rebuilt when st changes
 
 	usable  bits.Set
 	coreOff []int // node id -> its first core in core bitmaps; len N+1
@@ -421,6 +422,12 @@ func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error
 
 // fit runs _job_test's tests 1 and 4 on st (reference §2.3 steps 3-6).
 func (p *Plugin) fit(st *state, r *job.Request, cand bits.Set) (*pick, bits.Set, bool) {
+	return p.fitFree(st, r, cand, nil)
+}
+
+// fitFree is fit with test 1's free cores (those in no row of st) given,
+// or computed when free1 is nil. free1 is only read.
+func (p *Plugin) fitFree(st *state, r *job.Request, cand bits.Set, free1 bits.Set) (*pick, bits.Set, bool) {
 	c := cand.Clone()
 	if !p.verifyNodeState(st, r, c) {
 		return nil, nil, false
@@ -432,11 +439,9 @@ func (p *Plugin) fit(st *state, r *job.Request, cand bits.Set) (*pick, bits.Set,
 			return nil, nil, false
 		}
 	}
-	free := p.allCores()
-	for _, pr := range st.parts {
-		for _, row := range pr.rows {
-			free.AndNot(row)
-		}
+	free := free1
+	if free == nil {
+		free = p.freeCores(st)
 	}
 	if pk, ok := p.selectNodes(st, r, c, free); ok {
 		return pk, free, true
@@ -505,6 +510,17 @@ func (p *Plugin) fit(st *state, r *job.Request, cand bits.Set) (*pick, bits.Set,
 		}
 	}
 	return nil, nil, false
+}
+
+// freeCores is the cores in no row of st.
+func (p *Plugin) freeCores(st *state) bits.Set {
+	free := p.allCores()
+	for _, pr := range st.parts {
+		for _, row := range pr.rows {
+			free.AndNot(row)
+		}
+	}
+	return free
 }
 
 func (p *Plugin) allCores() bits.Set {
@@ -584,8 +600,11 @@ func (p *Plugin) preempt(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 	return nil, false
 }
 
-// willRun is _will_run_test (reference §2.7).
-func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+// willRunPlain is _will_run_test (reference §2.7) as Slurm runs it: copy
+// the state, release the running jobs in end-time batches and refit after
+// each. willRun gives the same answers faster; this is its reference, and
+// the path taken with preemption.
+func (p *Plugin) willRunPlain(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
 	if pk, free, ok := p.fit(p.st, r, cand); ok {
 		return p.build(p.st, r, pk, free, now)
 	}

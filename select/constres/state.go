@@ -51,6 +51,9 @@ type state struct {
 	sharePart []map[string]int32
 	parts     map[string]*partRows
 	jobs      map[uint32]*record
+	// gen counts the changes made to the state, so that what is derived
+	// from it (the will-run release chain) knows when it is stale.
+	gen uint64
 }
 
 func newState(n int) *state {

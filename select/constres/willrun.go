@@ -1,0 +1,405 @@
+package constres
+
+import (
+	"slices"
+
+	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/job"
+)
+
+// maxChainStates bounds the release states a chain keeps (each is a copy of
+// the plugin state).
+const maxChainStates = 16
+
+// releaseChain is what every will-run test shares while the plugin state
+// does not change: the running jobs in the order _will_run_test releases
+// them, where each is, the free cores, a scratch state and copies of the
+// state with a prefix of them released. A backfill pass asks will-run
+// thousands of times between two changes of the state; without the chain
+// each answer copied the state and released hundreds of jobs again.
+type releaseChain struct {
+	base    *state
+	gen     uint64
+	running []*record // by end time, ties by id
+	// free is the cores in no row of base; freeAny the nodes with one:
+	// only they can hold a job that does not share before any job is
+	// released.
+	free    bits.Set
+	freeAny bits.Set
+	// nodeJobs lists, per node, the indexes in running of the jobs on it,
+	// increasing.
+	nodeJobs [][]int32
+	// scratch is base with some jobs released for one test, scratchFree
+	// its cores in no row; both return to base after the test.
+	scratch     *state
+	scratchFree bits.Set
+	scratchRows []bits.Set // every row of scratch
+	released    []bool     // per running index: released in scratch
+	done        []int32    // the released indexes, reused
+	coreMasks   [][]coreMask
+	states      []releaseState
+	clock       uint64
+}
+
+// releaseState is base with running[:n] released.
+type releaseState struct {
+	n    int
+	st   *state
+	used uint64
+}
+
+// chain is the release chain of the current state, rebuilt when the state
+// changed since it was made.
+func (p *Plugin) chain() *releaseChain {
+	if c := p.rel; c != nil && c.base == p.st && c.gen == p.st.gen {
+		return c
+	}
+	running := sortedJobs(p.st)
+	slices.SortStableFunc(running, func(a, b *record) int {
+		switch {
+		case a.end < b.end:
+			return -1
+		case a.end > b.end:
+			return 1
+		}
+		return 0
+	})
+	free := p.freeCores(p.st)
+	freeAny := bits.New(p.cl.N)
+	for id := 0; id < p.cl.N; id++ {
+		if free.CountRange(p.coreOff[id], p.coreOff[id+1]) > 0 {
+			freeAny.Add(uint32(id))
+		}
+	}
+	nodeJobs := make([][]int32, p.cl.N)
+	for k, j := range running {
+		for _, id := range j.nodes {
+			nodeJobs[id] = append(nodeJobs[id], int32(k))
+		}
+	}
+	p.rel = &releaseChain{base: p.st, gen: p.st.gen, running: running, free: free, freeAny: freeAny, nodeJobs: nodeJobs,
+		released: make([]bool, len(running)), coreMasks: make([][]coreMask, len(running))}
+	return p.rel
+}
+
+// stateAt is the base state with running[:n] released, in that order, as
+// _will_run_test's copy holds it after those releases. It starts from the
+// kept state with the longest prefix and keeps the result, dropping the
+// least recently used state when full. The states are only read.
+func (p *Plugin) stateAt(c *releaseChain, n int) *state {
+	if n == 0 {
+		return c.base
+	}
+	c.clock++
+	from, src := 0, c.base
+	for i := range c.states {
+		s := &c.states[i]
+		if s.n == n {
+			s.used = c.clock
+			return s.st
+		}
+		if s.n < n && s.n >= from {
+			from, src = s.n, s.st
+		}
+	}
+	st := src.dup()
+	for _, j := range c.running[from:n] {
+		p.removeJob(st, j, true)
+	}
+	if len(c.states) < maxChainStates {
+		c.states = append(c.states, releaseState{n: n, st: st, used: c.clock})
+		return st
+	}
+	lru := 0
+	for i := range c.states {
+		if c.states[i].used < c.states[lru].used {
+			lru = i
+		}
+	}
+	c.states[lru] = releaseState{n: n, st: st, used: c.clock}
+	return st
+}
+
+// nodeBound is a cheap necessary test of fit for a job that does not
+// share: it needs minN nodes with a free core, and only the nodes with a
+// free core before any release or held by a released job can have one.
+type nodeBound struct {
+	cand  bits.Set
+	seen  bits.Set // candidates that may have a free core
+	count int      // members of seen
+	minN  int
+}
+
+func newNodeBound(c *releaseChain, r *job.Request, cand bits.Set) *nodeBound {
+	minN, _, _ := r.NodeCounts(0)
+	seen := c.freeAny.Clone()
+	seen.And(cand)
+	return &nodeBound{cand: cand, seen: seen, count: seen.Count(), minN: minN}
+}
+
+// release counts the candidates of a released job.
+func (b *nodeBound) release(j *record) {
+	for _, id := range j.nodes {
+		if b.cand.Has(id) && !b.seen.Has(id) {
+			b.seen.Add(id)
+			b.count++
+		}
+	}
+}
+
+// mayFit is false when fit surely fails.
+func (b *nodeBound) mayFit() bool { return b.count >= b.minN }
+
+// willRun is _will_run_test (reference §2.7): willRunPlain's answer,
+// without its copies. A job that shares is tested on copies kept in the
+// release chain. One that does not is tested on the chain's scratch state
+// with only the released jobs on its candidates taken off, skipping the
+// boundaries where too few candidates can have a free core (the fit would
+// fail), and, when it has a maximum node count, with only the candidates
+// that can have a free core (the others cannot be chosen). With preemption
+// it is willRunPlain.
+func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+	if p.cfg.Preempt {
+		return p.willRunPlain(r, cand, now)
+	}
+	c := p.chain()
+	if p.nodeReqOf(r) == crAvailable {
+		return p.willRunShared(c, r, cand, now)
+	}
+	bound := newNodeBound(c, r, cand)
+	// Without a maximum node count the job's maximum is the number of
+	// candidates, so all of them are fitted; with one, only those that can
+	// have a free core, which are all the fit could choose.
+	narrow := r.MaxNodes > 0
+	fitCand := func() bits.Set {
+		if narrow {
+			return bound.seen
+		}
+		return cand
+	}
+	if bound.mayFit() {
+		if pk, free, ok := p.fitFree(p.st, r, fitCand(), c.free); ok {
+			return p.build(p.st, r, pk, free, now)
+		}
+	}
+	return c.walk(now, bound.release, func(n int) (*job.Allocation, bool, error) {
+		if !bound.mayFit() {
+			return nil, false, nil
+		}
+		st, free1, undo := p.releaseFor(c, bound.seen, n)
+		defer undo()
+		pk, free, ok := p.fitFree(st, r, fitCand(), free1)
+		if !ok {
+			return nil, false, nil
+		}
+		a, err := p.build(st, r, pk, free, now)
+		if err != nil {
+			return nil, false, err
+		}
+		a.Start = c.startOf(a, n, now)
+		return a, true, nil
+	})
+}
+
+// walk is _will_run_test's release loop over the chain: the jobs past
+// their end by now, then batches of the next job and every job ending
+// within a window of its (30 s aligned) end, the window doubling after each
+// failed test. release sees each job as it is released; test is asked with
+// running[:n] released after each batch (and after the first jobs when they
+// are all), until it succeeds or fails with an error.
+func (c *releaseChain) walk(now int64, release func(*record), test func(n int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
+	running := c.running
+	i := 0
+	for ; i < len(running) && running[i].end <= now; i++ {
+		release(running[i])
+	}
+	if i > 0 && i == len(running) {
+		if a, ok, err := test(i); ok || err != nil {
+			return a, err
+		}
+	}
+	window := int64(30)
+	for i < len(running) {
+		batchEnd := (running[i].end/30)*30 + window
+		for first := true; i < len(running) && (first || running[i].end <= batchEnd); first = false {
+			release(running[i])
+			i++
+		}
+		if a, ok, err := test(i); ok || err != nil {
+			return a, err
+		}
+		window *= 2
+	}
+	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
+}
+
+// startOf is the start of a, found with running[:n] released: the end of
+// the latest of them on a node of a (_get_last_relevant_job), else of the
+// last one released, and at least now+1. The jobs are indexed in end order.
+func (c *releaseChain) startOf(a *job.Allocation, n int, now int64) int64 {
+	last := -1
+	for _, na := range a.PerNode {
+		js := c.nodeJobs[na.ID]
+		if k, _ := slices.BinarySearch(js, int32(n)); k > 0 {
+			last = max(last, int(js[k-1]))
+		}
+	}
+	start := c.running[n-1].end
+	if last >= 0 {
+		start = c.running[last].end
+	}
+	return max(start, now+1)
+}
+
+// releaseFor makes the chain's scratch state agree on every node of cand
+// with base after releasing running[:n], in a test whose candidates that
+// can have a free core are seen, and returns it with its free cores and a
+// function that returns it to base. A job of running[:n] on a candidate is
+// on a node of seen; those are released. Fit reads the state of its
+// candidates only, for a job that does not share, so it answers there as
+// on _will_run_test's copy.
+func (p *Plugin) releaseFor(c *releaseChain, seen bits.Set, n int) (*state, bits.Set, func()) {
+	if c.scratch == nil {
+		c.scratch, c.scratchFree = c.base.dup(), c.free.Clone()
+		// Releases never add rows, so this list stays the scratch's.
+		for _, pr := range c.scratch.parts {
+			c.scratchRows = append(c.scratchRows, pr.rows...)
+		}
+	}
+	done := c.done[:0]
+	seen.Each(func(id uint32) bool {
+		for _, k := range c.nodeJobs[id] {
+			if int(k) >= n {
+				break
+			}
+			if !c.released[k] {
+				c.released[k] = true
+				done = append(done, k)
+			}
+		}
+		return true
+	})
+	// In end order, as _will_run_test releases them.
+	slices.Sort(done)
+	c.done = done
+	for _, k := range done {
+		p.release(c, k)
+	}
+	return c.scratch, c.scratchFree, func() {
+		for x := len(done) - 1; x >= 0; x-- {
+			p.unrelease(c, done[x])
+			c.released[done[x]] = false
+		}
+	}
+}
+
+// coreMask is one word of a job's cores in a core bitset.
+type coreMask struct {
+	w int
+	m uint64
+}
+
+// masks is running[k]'s cores as words of a core bitset, made once.
+func (p *Plugin) masks(c *releaseChain, k int32) []coreMask {
+	if c.coreMasks[k] != nil {
+		return c.coreMasks[k]
+	}
+	var out []coreMask
+	rec := c.running[k]
+	for i, id := range rec.nodes {
+		for _, core := range rec.cores[i] {
+			b := p.coreOff[id] + core
+			if n := len(out); n > 0 && out[n-1].w == b>>6 {
+				out[n-1].m |= 1 << (b & 63)
+			} else {
+				out = append(out, coreMask{w: b >> 6, m: 1 << (b & 63)})
+			}
+		}
+	}
+	if out == nil {
+		out = []coreMask{}
+	}
+	c.coreMasks[k] = out
+	return out
+}
+
+// release is removeJob(scratch, running[k], true) a word at a time, but
+// for the list of jobs, which fit does not read; the cores no row holds
+// any more become free.
+func (p *Plugin) release(c *releaseChain, k int32) {
+	st, rec := c.scratch, c.running[k]
+	st.gen++
+	if !rec.suspended {
+		if pr := st.parts[rec.partition]; pr != nil && rec.row < len(pr.rows) {
+			row := pr.rows[rec.row]
+			ms := p.masks(c, k)
+			for _, cm := range ms {
+				row[cm.w] &^= cm.m
+			}
+			pr.jobs[rec.row]--
+			for _, cm := range ms {
+				var held uint64
+				for _, rw := range c.scratchRows {
+					held |= rw[cm.w]
+				}
+				c.scratchFree[cm.w] |= cm.m &^ held
+			}
+		}
+		for _, id := range rec.nodes {
+			p.chargeNode(st, rec, id, -1)
+		}
+	}
+	for i, id := range rec.nodes {
+		st.mem[id] -= rec.mem[i]
+		for g, n := range rec.gpus[i] {
+			st.gpus[id][g] -= n
+		}
+	}
+}
+
+// unrelease undoes release exactly: the cores go back to the job's row
+// and are no longer free.
+func (p *Plugin) unrelease(c *releaseChain, k int32) {
+	st, rec := c.scratch, c.running[k]
+	st.gen++
+	if !rec.suspended {
+		if pr := st.parts[rec.partition]; pr != nil && rec.row < len(pr.rows) {
+			row := pr.rows[rec.row]
+			for _, cm := range p.masks(c, k) {
+				row[cm.w] |= cm.m
+				c.scratchFree[cm.w] &^= cm.m
+			}
+			pr.jobs[rec.row]++
+		}
+		for _, id := range rec.nodes {
+			p.chargeNode(st, rec, id, 1)
+		}
+	}
+	for i, id := range rec.nodes {
+		st.mem[id] += rec.mem[i]
+		for g, n := range rec.gpus[i] {
+			st.gpus[id][g] += n
+		}
+	}
+}
+
+// willRunShared is willRun for a job that shares cores (test 3 and 4 of
+// fit read every row), on full copies of the state from the chain.
+func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+	if pk, free, ok := p.fit(p.st, r, cand); ok {
+		return p.build(p.st, r, pk, free, now)
+	}
+	return c.walk(now, func(*record) {}, func(n int) (*job.Allocation, bool, error) {
+		st := p.stateAt(c, n)
+		pk, free, ok := p.fit(st, r, cand)
+		if !ok {
+			return nil, false, nil
+		}
+		a, err := p.build(st, r, pk, free, now)
+		if err != nil {
+			return nil, false, err
+		}
+		a.Start = c.startOf(a, n, now)
+		return a, true, nil
+	})
+}

@@ -1,0 +1,187 @@
+package constres
+
+import (
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/job"
+)
+
+// willRunAgrees drives a random cluster through starts, ends, suspensions,
+// expansions and resizes of jobs with time limits, and after each step asks
+// will-run for random jobs on random candidates at random times: the release
+// chain path and willRunPlain must give the same allocation or the same
+// error. Several questions per state make the chain's kept states serve
+// later ones.
+func willRunAgrees(t *testing.T, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 17))
+	cl := twoPartitionCluster(t, r)
+	parts := []string{"p", "q"}
+	p := New(cl, Config{TrackMemory: r.IntN(4) != 0, DefMemPerCPU: uint64(100 * r.IntN(2)), Units: Units(r.IntN(3))})
+	now := int64(1000)
+	ask := func(step uint32) {
+		for k := 0; k < 6; k++ {
+			q := randomRequest(r, 1000+step, cl.N)
+			q.Partition = parts[r.IntN(2)]
+			q.TimeLimit = time.Duration(1+r.IntN(20)) * time.Minute
+			cand := bits.FromRoaring(cl.Partitions[q.Partition].Nodes, cl.N)
+			cand.And(p.usable)
+			if r.IntN(3) == 0 {
+				cand.Each(func(id uint32) bool {
+					if r.IntN(3) == 0 {
+						cand.Del(id)
+					}
+					return true
+				})
+			}
+			if r.IntN(8) == 0 && cand.Count() > 0 {
+				ids := cand.IDs(nil)
+				q.RequiredSet = roaring.BitmapOf(ids[r.IntN(len(ids))])
+			}
+			at := now + int64(r.IntN(1500)) - 200
+			fast, ferr := p.willRun(q, cand.Clone(), at)
+			plain, perr := p.willRunPlain(q, cand.Clone(), at)
+			if (ferr == nil) != (perr == nil) || (ferr != nil && ferr.Error() != perr.Error()) {
+				t.Fatalf("seed %d step %d: will-run errors differ: fast %v, plain %v (%+v)", seed, step, ferr, perr, *q)
+			}
+			if !reflect.DeepEqual(fast, plain) {
+				t.Fatalf("seed %d step %d: will-run answers differ at %d:\nfast  %+v\nplain %+v\n(%+v)", seed, step, at, fast, plain, *q)
+			}
+			if c := p.rel; c != nil && c.scratch != nil && (!sameState(c.scratch, p.st) || !slices.Equal(c.scratchFree, p.freeCores(p.st))) {
+				t.Fatalf("seed %d step %d: the scratch state did not return to the plugin's", seed, step)
+			}
+		}
+	}
+	for step := uint32(1); step < 30; step++ {
+		now += int64(r.IntN(120))
+		live := p.Jobs()
+		switch op := r.IntN(10); {
+		case op < 6:
+			q := randomRequest(r, step, cl.N)
+			q.Partition = parts[r.IntN(2)]
+			q.TimeLimit = time.Duration(1+r.IntN(30)) * time.Minute
+			if a, err := p.Select(q, cl.Partitions[q.Partition].Nodes, job.RunNow, now); err == nil {
+				if err := p.Begin(q, a); err != nil {
+					t.Fatalf("seed %d step %d: begin after select: %v", seed, step, err)
+				}
+			}
+		case op < 7 && len(live) > 0:
+			_ = p.Fini(live[r.IntN(len(live))])
+		case op < 8 && len(live) > 0:
+			id := live[r.IntN(len(live))]
+			if p.Suspend(id) == nil && r.IntN(2) == 0 {
+				_ = p.Resume(id)
+			}
+		case op < 9 && len(live) > 1:
+			_ = p.Expand(live[r.IntN(len(live))], live[r.IntN(len(live))])
+		case len(live) > 0:
+			id := live[r.IntN(len(live))]
+			if j := p.st.jobs[id]; j != nil {
+				_ = p.Resize(id, j.nodes[r.IntN(len(j.nodes))])
+			}
+		}
+		ask(step)
+	}
+}
+
+// twoPartitionCluster is randomCluster's nodes in partition p, a random
+// part of them also in q, each partition sharing or not.
+func twoPartitionCluster(t testing.TB, r *rand.Rand) *job.Cluster {
+	n := 1 + r.IntN(24)
+	nodes := make([]index.Node, n)
+	for i := range nodes {
+		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), Sockets: 1 + r.IntN(2), CoresPerSocket: 1 + r.IntN(4), ThreadsPerCore: 1 + r.IntN(2),
+			MemoryMB: uint64(500 * (1 + r.IntN(4))), Weight: uint32(r.IntN(3)), Partitions: []string{"p"}}
+		if r.IntN(2) == 0 {
+			nodes[i].Partitions = append(nodes[i].Partitions, "q")
+		}
+		if r.IntN(3) == 0 {
+			nodes[i].Gres = []index.Gres{{Name: "gpu", Type: "a100", Count: uint64(1 + r.IntN(4))}}
+		}
+		if r.IntN(15) == 0 {
+			nodes[i].State = "drain"
+		}
+	}
+	nodes[0].Partitions = []string{"p", "q"}
+	s, err := index.Build(nodes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := job.NewCluster(s)
+	cl.Partitions["p"].OverSubscribe = 1 + r.IntN(3)
+	cl.Partitions["q"].OverSubscribe = 1 + r.IntN(3)
+	cl.Partitions["q"].PriorityTier = uint32(r.IntN(2))
+	return cl
+}
+
+// sameState reports whether a and b hold the same usage, rows bit for bit.
+func sameState(a, b *state) bool {
+	if !sameUsage(a, b) {
+		return false
+	}
+	for name, pa := range a.parts {
+		pb := b.parts[name]
+		if pb == nil || len(pa.rows) != len(pb.rows) || !slices.Equal(pa.jobs, pb.jobs) {
+			return false
+		}
+		for i := range pa.rows {
+			if !slices.Equal(pa.rows[i], pb.rows[i]) {
+				return false
+			}
+		}
+	}
+	for id := range a.sharePart {
+		if !maps.Equal(a.sharePart[id], b.sharePart[id]) && len(a.sharePart[id])+len(b.sharePart[id]) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func TestWillRunChainAgreesWithPlain(t *testing.T) {
+	for seed := uint64(0); seed < 300; seed++ {
+		willRunAgrees(t, seed)
+	}
+}
+
+// TestWillRunChainStaysBounded asks will-run from many start times, so that
+// the chain keeps more release states than it may and must drop some.
+func TestWillRunChainStaysBounded(t *testing.T) {
+	cl := benchCluster(t, 64)
+	p := New(cl, Config{})
+	for i := 0; i < 64; i++ {
+		q := &job.Request{ID: uint32(i + 1), Partition: "p", MinNodes: 1, MaxNodes: 1, NTasks: 64, TimeLimit: time.Duration(i+1) * time.Hour}
+		a, err := p.Select(q, bmOf(uint32(i)), job.RunNow, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Begin(q, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cand := bits.FromRoaring(cl.Snap.Live(), cl.N)
+	for at := int64(0); at < 64*3600; at += 1800 {
+		q := &job.Request{ID: 1000, Partition: "p", MinNodes: 8, NTasks: 8 * 64, TimeLimit: time.Hour}
+		fast, ferr := p.willRun(q, cand.Clone(), at)
+		plain, perr := p.willRunPlain(q, cand.Clone(), at)
+		if ferr != nil || perr != nil || !reflect.DeepEqual(fast, plain) {
+			t.Fatalf("at %d: fast %+v %v, plain %+v %v", at, fast, ferr, plain, perr)
+		}
+	}
+	if n := len(p.rel.states); n > maxChainStates {
+		t.Fatalf("the chain keeps %d states, more than %d", n, maxChainStates)
+	}
+}
+
+func FuzzWillRunChain(f *testing.F) {
+	f.Add(uint64(3))
+	f.Fuzz(func(t *testing.T, seed uint64) { willRunAgrees(t, seed) })
+}
