@@ -10,6 +10,7 @@ import (
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
+	"github.com/nodesift/sift/select/linear"
 )
 
 // benchCluster is nodes nodes of 32 CPUs in four partitions of equal size.
@@ -109,6 +110,81 @@ func BenchmarkBackfill(b *testing.B) {
 			}
 			b.ReportMetric(float64(tested), "jobs-tested")
 			b.ReportMetric(float64(started), "started")
+		})
+	}
+}
+
+// simQueue is the shape a trace simulator hands the scheduler: nodes nodes
+// of 8 CPUs in one partition under select/linear, about 90% of them held by
+// running whole-node jobs of 1-32 nodes ending over the next ten hours, and
+// pending jobs of 1-32 whole nodes (most of them small) with random
+// priorities and 10-600 minute limits.
+func simQueue(b *testing.B, s *index.Snapshot, pending int) *Queue {
+	b.Helper()
+	cl := job.NewCluster(s)
+	q := NewQueue(Options{Cluster: cl, Plugin: linear.New(cl, linear.Config{}), Scheduler: Backfill{}, Config: DefaultConfig()})
+	r := rand.New(rand.NewPCG(3, 4))
+	now := int64(1_000_000)
+	size := func() int {
+		if r.IntN(4) == 0 {
+			return 1 + r.IntN(32)
+		}
+		return 1 << r.IntN(3)
+	}
+	id := uint32(0)
+	for next := 0; next < cl.N*9/10; {
+		n := min(size(), cl.N*9/10-next)
+		id++
+		nodes := roaring.New()
+		nodes.AddRange(uint64(next), uint64(next+n))
+		next += n
+		j := &Job{ID: id, User: "run", Partitions: []string{"p"}, Partition: "p", Start: now - 60, End: now + int64(60+r.IntN(600*60)), Nodes: nodes,
+			Request: &job.Request{Partition: "p", MinNodes: n, Exclusive: true}}
+		if err := q.AddRunning(j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for k := 0; k < pending; k++ {
+		id++
+		n := size()
+		req := &job.Request{MinNodes: n, Exclusive: true, TimeLimit: time.Duration(10+r.IntN(590)) * time.Minute}
+		j := &Job{ID: id, User: fmt.Sprintf("u%d", r.IntN(50)), Partitions: []string{"p"},
+			Priority: uint32(1 + r.IntN(100000)), TimeLimit: req.TimeLimit, Request: req}
+		if err := q.Submit(j, false, now-int64(r.IntN(3600))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return q
+}
+
+// BenchmarkSimPass is what a trace simulator pays per scheduling event on a
+// small cluster with a deep queue: one full main pass and one backfill pass
+// (default knobs: bf_max_job_test=500) with select/linear and whole-node
+// jobs. Building the queue is not timed.
+func BenchmarkSimPass(b *testing.B) {
+	for _, sz := range []struct{ nodes, pending int }{{100, 100}, {430, 1000}, {1000, 2000}} {
+		b.Run(fmt.Sprintf("nodes=%d/pending=%d", sz.nodes, sz.pending), func(b *testing.B) {
+			in := make([]index.Node, sz.nodes)
+			for i := range in {
+				in[i] = index.Node{Name: fmt.Sprintf("n%04d", i), CPUs: 8, MemoryMB: 16000, Partitions: []string{"p"}}
+			}
+			s, err := index.Build(in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			var p *Pass
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				q := simQueue(b, s, sz.pending)
+				p = &Pass{}
+				b.StartTimer()
+				q.MainPass(1_000_000, true, p)
+				q.BackfillPass(1_000_000, p)
+			}
+			b.ReportMetric(float64(p.BackfillTested), "bf-tested")
+			b.ReportMetric(float64(p.Reserved), "reserved")
+			b.ReportMetric(float64(len(p.Started)), "started")
 		})
 	}
 }

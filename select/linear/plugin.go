@@ -37,6 +37,7 @@ type Plugin struct {
 	cl  *job.Cluster
 	cfg Config
 	st  *state
+	rel *releaseChain // will-run's view of st, rebuilt when st changes
 
 	usable bits.Set
 	live   bits.Set
@@ -217,33 +218,41 @@ func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt
 		out.Clear()
 	}
 	todo.Each(func(u uint32) bool {
-		id := int(u)
-		cpus := p.cl.CPUs[id]
-		if cpus < cpt || cpus < r.NTasksPerNode {
-			return true
+		if p.nodeFits(st, r, u, cpt, runCnt, totCnt, mode) {
+			out.Add(u)
+			kept++
 		}
-		if r.GPUsPerNode > 0 && p.cl.GPUCount(u, r.GPUType) < r.GPUsPerNode {
-			return true
-		}
-		if r.GPUsPerJob > 0 && p.cl.GPUCount(u, r.GPUType) == 0 {
-			return true
-		}
-		if mode != job.TestOnly {
-			if m := p.jobMem(r, id); m > 0 && st.mem[id]+m > p.cl.MemoryMB[id] {
-				return true
-			}
-			if st.excl[id] != 0 {
-				return true
-			}
-			if int(st.run[id]) > runCnt || int(st.tot[id]) > totCnt {
-				return true
-			}
-		}
-		out.Add(u)
-		kept++
 		return true
 	})
 	return kept
+}
+
+// nodeFits is countBitmap's test of one node. Releasing jobs only makes
+// more nodes pass.
+func (p *Plugin) nodeFits(st *state, r *job.Request, u uint32, cpt, runCnt, totCnt int, mode job.Mode) bool {
+	id := int(u)
+	cpus := p.cl.CPUs[id]
+	if cpus < cpt || cpus < r.NTasksPerNode {
+		return false
+	}
+	if r.GPUsPerNode > 0 && p.cl.GPUCount(u, r.GPUType) < r.GPUsPerNode {
+		return false
+	}
+	if r.GPUsPerJob > 0 && p.cl.GPUCount(u, r.GPUType) == 0 {
+		return false
+	}
+	if mode != job.TestOnly {
+		if m := p.jobMem(r, id); m > 0 && st.mem[id]+m > p.cl.MemoryMB[id] {
+			return false
+		}
+		if st.excl[id] != 0 {
+			return false
+		}
+		if int(st.run[id]) > runCnt || int(st.tot[id]) > totCnt {
+			return false
+		}
+	}
+	return true
 }
 
 // emptyNodesFit reports whether every live node with nothing allocated
@@ -542,8 +551,11 @@ func (p *Plugin) findJobMate(r *job.Request, w *want, cand bits.Set, reqN int) *
 	return nil
 }
 
-// willRun is _will_run_test (reference §1.5).
-func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+// willRunPlain is _will_run_test (reference §1.5) as Slurm runs it: copy the state, release
+// the running jobs one at a time in end order and recount the candidates
+// after each. willRun gives the same answers faster; this is its
+// reference, and the path taken with preemption.
+func (p *Plugin) willRunPlain(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
 	maxRun := max(p.maxShare(r)-1, 1)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	w := p.wantOf(r, minN)

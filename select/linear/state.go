@@ -38,6 +38,9 @@ type state struct {
 	// clean marks the nodes with no job and no memory charged; held the
 	// nodes an exclusive job holds.
 	clean, held bits.Set
+	// gen counts changes, so that will-run's release chain knows when it
+	// is stale.
+	gen uint64
 }
 
 func newState(n int) *state {
@@ -50,6 +53,7 @@ func newState(n int) *state {
 
 // touch updates node id's clean bit.
 func (s *state) touch(id uint32) {
+	s.gen++
 	if s.mem[id] == 0 && s.excl[id] == 0 && s.run[id] == 0 && s.tot[id] == 0 {
 		s.clean.Add(id)
 	} else {
@@ -73,6 +77,7 @@ func (s *state) dup() *state {
 
 // add charges r to its nodes.
 func (s *state) add(r *record) {
+	s.gen++
 	for i, id := range r.nodes {
 		s.mem[id] += r.mem[i]
 		s.tot[id]++
@@ -90,6 +95,7 @@ func (s *state) add(r *record) {
 // remove releases r from its nodes; with all false (preemption by
 // suspension) only the CPUs are released and the memory stays charged.
 func (s *state) remove(r *record, all bool) {
+	s.gen++
 	for i, id := range r.nodes {
 		if !r.suspended {
 			s.run[id]--

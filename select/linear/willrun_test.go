@@ -1,0 +1,119 @@
+package linear
+
+import (
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/job"
+)
+
+// willRunAgrees drives a random cluster through starts, ends, suspensions,
+// expansions and resizes of jobs with time limits, and after each step asks
+// will-run for random jobs on random candidates at random times: the
+// release chain path and willRunPlain must give the same allocation or the
+// same error, and the chain's scratch books must be base's again after.
+func willRunAgrees(t *testing.T, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 23))
+	p, _, _ := randomScenario(t, r)
+	p.cfg.Preempt = false
+	cl := p.cl
+	if r.IntN(2) == 0 {
+		cl.Partitions["p"] = &job.Partition{Nodes: cl.Snap.Live(), OverSubscribe: 1 + r.IntN(3)}
+	}
+	request := func(id uint32) *job.Request {
+		k := 1 + r.IntN(max(cl.N/3, 1))
+		q := &job.Request{ID: id, MinNodes: k, MaxNodes: k + r.IntN(2), ReqNodes: k, Priority: uint32(r.IntN(12)),
+			OverSubscribe: r.IntN(2) == 0, Exclusive: r.IntN(3) == 0, Partition: "p", Contiguous: r.IntN(6) == 0,
+			MemPerNode: uint64(250 * r.IntN(5)), MemPerNodeSet: r.IntN(2) == 0, TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}
+		if r.IntN(4) == 0 {
+			q.MinNodes, q.MaxNodes, q.ReqNodes, q.NTasks = 0, 0, 0, 1+r.IntN(4*cl.N)
+		}
+		return q
+	}
+	now := int64(5000)
+	for step := uint32(100); step < 130; step++ {
+		now += int64(r.IntN(120))
+		live := p.Jobs()
+		switch op := r.IntN(10); {
+		case op < 6:
+			q := request(step)
+			if a, err := p.Select(q, cl.Snap.Live(), job.RunNow, now); err == nil {
+				if err := p.Begin(q, a); err != nil {
+					t.Fatalf("seed %d step %d: begin after select: %v", seed, step, err)
+				}
+			}
+		case op < 7 && len(live) > 0:
+			_ = p.Fini(live[r.IntN(len(live))])
+		case op < 8 && len(live) > 0:
+			id := live[r.IntN(len(live))]
+			if p.Suspend(id) == nil && r.IntN(2) == 0 {
+				_ = p.Resume(id)
+			}
+		case op < 9 && len(live) > 1:
+			_ = p.Expand(live[r.IntN(len(live))], live[r.IntN(len(live))])
+		case len(live) > 0:
+			id := live[r.IntN(len(live))]
+			j := p.st.jobs[id]
+			_ = p.Resize(id, j.nodes[r.IntN(len(j.nodes))])
+		}
+		for k := 0; k < 6; k++ {
+			q := request(1000 + step)
+			cand := bits.FromRoaring(cl.Snap.Live(), cl.N)
+			cand.And(p.usable)
+			if r.IntN(3) == 0 {
+				cand.Each(func(id uint32) bool {
+					if r.IntN(3) == 0 {
+						cand.Del(id)
+					}
+					return true
+				})
+			}
+			if r.IntN(8) == 0 && cand.Count() > 0 {
+				ids := cand.IDs(nil)
+				q.RequiredSet = roaring.BitmapOf(ids[r.IntN(len(ids))])
+			}
+			at := now + int64(r.IntN(1500)) - 200
+			fast, ferr := p.willRun(q, cand.Clone(), at)
+			fast = cloneAlloc(fast)
+			plain, perr := p.willRunPlain(q, cand.Clone(), at)
+			if (ferr == nil) != (perr == nil) || (ferr != nil && ferr.Error() != perr.Error()) {
+				t.Fatalf("seed %d step %d: will-run errors differ: fast %v, plain %v (%+v)", seed, step, ferr, perr, *q)
+			}
+			if !reflect.DeepEqual(fast, plain) {
+				t.Fatalf("seed %d step %d: will-run answers differ at %d:\nfast  %+v\nplain %+v\n(%+v)", seed, step, at, fast, plain, *q)
+			}
+			if c := p.rel; c != nil && c.base == p.st && c.gen == p.st.gen && (!slices.Equal(c.scratch.mem, p.st.mem) || !slices.Equal(c.scratch.run, p.st.run) ||
+				!slices.Equal(c.scratch.tot, p.st.tot) || !slices.Equal(c.scratch.excl, p.st.excl)) {
+				t.Fatalf("seed %d step %d: the scratch books did not return to the plugin's", seed, step)
+			}
+		}
+	}
+}
+
+// cloneAlloc copies a so that a later call reusing scratch sets cannot
+// change it.
+func cloneAlloc(a *job.Allocation) *job.Allocation {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	c.Nodes = a.Nodes.Clone()
+	c.PerNode = slices.Clone(a.PerNode)
+	return &c
+}
+
+func TestWillRunChainAgreesWithPlain(t *testing.T) {
+	for seed := uint64(0); seed < 80; seed++ {
+		willRunAgrees(t, seed)
+	}
+}
+
+func FuzzWillRunChain(f *testing.F) {
+	f.Add(uint64(3))
+	f.Fuzz(func(t *testing.T, seed uint64) { willRunAgrees(t, seed) })
+}
