@@ -33,6 +33,16 @@ func (s nodeBits) and(o nodeBits) {
 	}
 }
 
+// andAny is and, reporting whether any member is left.
+func (s nodeBits) andAny(o nodeBits) bool {
+	var any uint64
+	for i := range s {
+		s[i] &= o[i]
+		any |= s[i]
+	}
+	return any != 0
+}
+
 func (s nodeBits) andNot(o nodeBits) {
 	for i := range s {
 		s[i] &^= o[i]
@@ -79,6 +89,35 @@ type nodeSpace struct {
 	s   []slot
 	res int64 // bf_resolution in seconds
 	n   int   // node id bound
+	// order is the slots' indexes in list order, remade after add: the
+	// walks start at the first slot a window touches, found by binary
+	// search, instead of following the list from slot 0.
+	order []int
+	dirty bool
+}
+
+// from is the position in order of the first slot ending after t.
+func (ns *nodeSpace) from(t int64) int {
+	if ns.dirty || ns.order == nil {
+		ns.order = ns.order[:0]
+		for j := 0; ; {
+			ns.order = append(ns.order, j)
+			if j = ns.s[j].next; j == 0 {
+				break
+			}
+		}
+		ns.dirty = false
+	}
+	lo, hi := 0, len(ns.order)
+	for lo < hi {
+		m := (lo + hi) / 2
+		if ns.s[ns.order[m]].end > t {
+			hi = m
+		} else {
+			lo = m + 1
+		}
+	}
+	return lo
 }
 
 // newNodeSpace is the initial map: one slot from now rounded down to the
@@ -111,6 +150,7 @@ func (ns *nodeSpace) split(j int, t int64) int {
 // out of every slot in between, then merge one adjacent pair of slots whose
 // nodes became identical.
 func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
+	ns.dirty = true
 	start = max(start, ns.s[0].begin)
 	if end < start+ns.res {
 		// A job always holds at least one resolution step.
@@ -169,14 +209,16 @@ func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
 // overlaps is _test_resv_overlap: whether nodes, used from start to end,
 // collide with a reservation in the map.
 func (ns *nodeSpace) overlaps(nodes nodeBits, start, end int64) bool {
-	for j := 0; ; {
-		if ns.s[j].end > start && ns.s[j].begin < end && !nodes.subsetOf(ns.s[j].avail) {
-			return true
-		}
-		if j = ns.s[j].next; j == 0 {
+	for _, j := range ns.order[ns.from(start):] {
+		s := &ns.s[j]
+		if s.begin >= end {
 			return false
 		}
+		if !nodes.subsetOf(s.avail) {
+			return true
+		}
 	}
+	return false
 }
 
 // usable narrows avail to the nodes free in every slot overlapping
@@ -185,7 +227,12 @@ func (ns *nodeSpace) overlaps(nodes nodeBits, start, end int64) bool {
 // _attempt_backfill). orig is avail as it came in; scratch is reused.
 func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
 	var later int64
-	for j := 0; ; {
+	// The slots ending by start change nothing.
+	k := ns.from(start)
+	if k == len(ns.order) {
+		return 0
+	}
+	for j := ns.order[k]; ; {
 		s := &ns.s[j]
 		if s.end > start && s.next != 0 && later == 0 {
 			// Is orig & next.avail a subset of avail & s.avail?
@@ -200,7 +247,10 @@ func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
 		switch {
 		case s.end <= start:
 		case s.begin <= end:
-			avail.and(s.avail)
+			if !avail.andAny(s.avail) && later != 0 {
+				// Nothing is left to narrow, and later_start is known.
+				return later
+			}
 		default:
 			if n := s.next; later == 0 && n != 0 && ns.s[n].next != 0 {
 				later = ns.s[n].end

@@ -1,0 +1,103 @@
+package sched
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// plainUsable is nodeSpace.usable without its early return: the slot walk
+// of _attempt_backfill as written.
+func (ns *nodeSpace) plainUsable(avail, orig nodeBits, start, end int64) int64 {
+	var later int64
+	for j := 0; ; {
+		s := &ns.s[j]
+		if s.end > start && s.next != 0 && later == 0 {
+			next := ns.s[s.next].avail
+			for w := range avail {
+				if orig[w]&next[w]&^(avail[w]&s.avail[w]) != 0 {
+					later = s.end
+					break
+				}
+			}
+		}
+		switch {
+		case s.end <= start:
+		case s.begin <= end:
+			avail.and(s.avail)
+		default:
+			if n := s.next; later == 0 && n != 0 && ns.s[n].next != 0 {
+				later = ns.s[n].end
+			}
+			return later
+		}
+		if j = s.next; j == 0 {
+			return later
+		}
+	}
+}
+
+// plainOverlaps is nodeSpace.overlaps walking every slot from slot 0.
+func (ns *nodeSpace) plainOverlaps(nodes nodeBits, start, end int64) bool {
+	for j := 0; ; {
+		if ns.s[j].end > start && ns.s[j].begin < end && !nodes.subsetOf(ns.s[j].avail) {
+			return true
+		}
+		if j = ns.s[j].next; j == 0 {
+			return false
+		}
+	}
+}
+
+// TestUsableAgreesWithPlainWalk builds random node-space maps and asks the
+// slot walk for random windows: the walk with its early return and the
+// plain one give the same nodes and later_start, and the overlap test from
+// the first touched slot the same answer as the one from slot 0.
+func TestUsableAgreesWithPlainWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	for round := 0; round < 300; round++ {
+		n := 1 + r.IntN(150)
+		all := roaring.New()
+		all.AddRange(0, uint64(n))
+		now := int64(1000 + r.IntN(100))
+		res := int64(1 + r.IntN(60))
+		ns := newNodeSpace(now, 20000, res, n, all)
+		for k := r.IntN(40); k > 0; k-- {
+			if r.IntN(4) == 0 {
+				probe := newNodeBits(n)
+				if ns.usable(probe, probe, now+int64(r.IntN(15000)), now+int64(r.IntN(20000))) < 0 {
+					t.Fatal("negative later_start")
+				}
+			}
+			nodes := roaring.New()
+			for id := 0; id < n; id++ {
+				if r.IntN(3) == 0 {
+					nodes.Add(uint32(id))
+				}
+			}
+			st, end := ns.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(5000)))
+			ns.add(st, end, ns.bits(nodes))
+		}
+		for k := 0; k < 20; k++ {
+			orig := newNodeBits(n)
+			for id := 0; id < n; id++ {
+				if r.IntN(4) != 0 {
+					orig[id/64] |= 1 << (id % 64)
+				}
+			}
+			start := now + int64(r.IntN(16000))
+			end := start + int64(r.IntN(6000))
+			fast, plain := slices.Clone(orig), slices.Clone(orig)
+			lf := ns.usable(fast, orig, start, end)
+			lp := ns.plainUsable(plain, orig, start, end)
+			if lf != lp || !fast.equal(plain) {
+				t.Fatalf("round %d [%d, %d]: usable gives %d %v, the plain walk %d %v", round, start, end, lf, fast, lp, plain)
+			}
+			if a, b := ns.overlaps(orig, start, end), ns.plainOverlaps(orig, start, end); a != b {
+				t.Fatalf("round %d [%d, %d]: overlaps says %v, the plain walk %v", round, start, end, a, b)
+			}
+		}
+	}
+}
