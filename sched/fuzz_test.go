@@ -3,6 +3,8 @@ package sched
 import (
 	"cmp"
 	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,6 +189,113 @@ func (w *fuzzWorld) check(t *testing.T, now int64, reasons bool, backfilled []ui
 	}
 }
 
+// checkReservations asserts that the reservations a backfill pass made do
+// not share a node at overlapping times inside the map: each took its nodes
+// out of the slots from its start to its end (rounded to bf_resolution).
+func (w *fuzzWorld) checkReservations(t *testing.T, now int64, reserved []*Job) {
+	res := int64(w.cfg.BFResolution / time.Second)
+	windowEnd := (now + int64(w.cfg.BFWindow/time.Second)) / res * res
+	span := func(j *Job) (int64, int64) {
+		limit := int64(j.Request.TimeLimit / time.Second)
+		if tm := int64(j.TimeMin / time.Second); tm > 0 && tm < limit {
+			limit = tm
+		}
+		start := max(j.Start/res*res, now/res*res)
+		end := (j.Start + limit + res - 1) / res * res
+		return start, min(max(end, start+res), windowEnd)
+	}
+	for i, a := range reserved {
+		as, ae := span(a)
+		for _, b := range reserved[i+1:] {
+			bs, be := span(b)
+			if as < be && bs < ae && a.PlannedNodes.Intersects(b.PlannedNodes) {
+				t.Fatalf("at %d the reservations of jobs %d [%d, %d) and %d [%d, %d) share nodes", now, a.ID, as, ae, b.ID, bs, be)
+			}
+		}
+	}
+}
+
+// runPasses runs a random job stream from data through several passes on
+// a random cluster, checks the invariants after each, and returns every
+// job's outcome so that two runs can be compared.
+func runPasses(t *testing.T, data []byte) string {
+	g := &byteGen{b: data}
+	w := newFuzzWorld(t, g)
+	now := int64(1000)
+	id := uint32(0)
+	if g.n(3) == 0 {
+		// Drive the queue with Tick as a simulator would: events at
+		// random seconds, jobs ending at their limits.
+		for step := 0; step < 40; step++ {
+			for k := g.n(3); k > 0; k-- {
+				id++
+				w.submit(t, g, id, now)
+			}
+			w.q.Tick(now)
+			w.check(t, now, false, nil)
+			now += int64(1 + g.n(90))
+			for _, j := range w.q.Jobs() {
+				if j.State == Running && j.End <= now {
+					if err := w.q.Finish(j.ID, Completed, now); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		return w.outcomes()
+	}
+	for round := 0; round < 4; round++ {
+		for k := 2 + g.n(8); k > 0; k-- {
+			id++
+			w.submit(t, g, id, now)
+		}
+		main := &Pass{}
+		w.q.MainPass(now, true, main)
+		w.check(t, now, true, nil)
+		bf := &Pass{}
+		if _, ok := w.q.sched.(Backfill); ok {
+			// Backfill never reads a plan; clearing them leaves this
+			// pass's reservations.
+			for _, j := range w.q.Jobs() {
+				j.PlannedNodes = nil
+			}
+			w.q.BackfillPass(now, bf)
+			var reserved []*Job
+			for _, j := range w.q.Jobs() {
+				if j.State == Pending && j.PlannedNodes != nil && j.Start > now {
+					reserved = append(reserved, j)
+				}
+			}
+			w.checkReservations(t, now, reserved)
+		} else {
+			w.q.estimateStarts(now)
+		}
+		w.check(t, now, false, bf.Started)
+		now += int64(60 * (1 + g.n(60)))
+		for _, j := range w.q.Jobs() {
+			if j.State == Running && j.End <= now {
+				st := Completed
+				if g.bool() {
+					st = Failed
+				}
+				if err := w.q.Finish(j.ID, st, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return w.outcomes()
+}
+
+// outcomes is every job's state, times, nodes, plan and reason.
+func (w *fuzzWorld) outcomes() string {
+	var b strings.Builder
+	for _, j := range w.q.Jobs() {
+		fmt.Fprintf(&b, "%d %s %d %d %v %v %s\n", j.ID, j.State, j.Start, j.End, j.Nodes, j.PlannedNodes, j.ReasonText())
+	}
+	return b.String()
+}
+
 // FuzzSchedulePasses runs random job streams through several passes on
 // random clusters and checks the invariants after each.
 func FuzzSchedulePasses(f *testing.F) {
@@ -194,61 +303,26 @@ func FuzzSchedulePasses(f *testing.F) {
 	f.Add([]byte("\x05\x02\x07\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"))
 	f.Add([]byte("backfill reserves the head job while short jobs fill the holes"))
 	f.Add([]byte{10, 2, 1, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 1, 1, 200, 3, 9, 9, 9, 9, 0, 0, 0, 4, 4, 4, 4, 100, 100, 100})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		g := &byteGen{b: data}
-		w := newFuzzWorld(t, g)
-		now := int64(1000)
-		id := uint32(0)
-		if g.n(3) == 0 {
-			// Drive the queue with Tick as a simulator would: events at
-			// random seconds, jobs ending at their limits.
-			for step := 0; step < 40; step++ {
-				for k := g.n(3); k > 0; k-- {
-					id++
-					w.submit(t, g, id, now)
-				}
-				w.q.Tick(now)
-				w.check(t, now, false, nil)
-				now += int64(1 + g.n(90))
-				for _, j := range w.q.Jobs() {
-					if j.State == Running && j.End <= now {
-						if err := w.q.Finish(j.ID, Completed, now); err != nil {
-							t.Fatal(err)
-						}
-					}
-				}
-			}
-			return
+	f.Fuzz(func(t *testing.T, data []byte) { runPasses(t, data) })
+}
+
+// TestRandomPassesKeepInvariants runs 2,000 seeded random inputs through
+// runPasses twice each: the invariants hold after every pass (no node over
+// its CPUs, no backfilled job on a reservation of a job ahead of it that it
+// would delay, no two reservations sharing nodes at once, a reason for
+// every pending job), and both runs end the same way.
+func TestRandomPassesKeepInvariants(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 29))
+	for seed := 0; seed < 2000; seed++ {
+		data := make([]byte, 64+r.IntN(400))
+		for i := range data {
+			data[i] = byte(r.IntN(256))
 		}
-		for round := 0; round < 4; round++ {
-			for k := 2 + g.n(8); k > 0; k-- {
-				id++
-				w.submit(t, g, id, now)
-			}
-			main := &Pass{}
-			w.q.MainPass(now, true, main)
-			w.check(t, now, true, nil)
-			bf := &Pass{}
-			if _, ok := w.q.sched.(Backfill); ok {
-				w.q.BackfillPass(now, bf)
-			} else {
-				w.q.estimateStarts(now)
-			}
-			w.check(t, now, false, bf.Started)
-			now += int64(60 * (1 + g.n(60)))
-			for _, j := range w.q.Jobs() {
-				if j.State == Running && j.End <= now {
-					st := Completed
-					if g.bool() {
-						st = Failed
-					}
-					if err := w.q.Finish(j.ID, st, now); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+		first := runPasses(t, data)
+		if again := runPasses(t, data); again != first {
+			t.Fatalf("input %d: two runs of the same input differ:\n%s\nthen\n%s", seed, first, again)
 		}
-	})
+	}
 }
 
 // FuzzParseJobFile: the jobs file reader never panics, and what it
