@@ -33,6 +33,21 @@ func (s nodeBits) and(o nodeBits) {
 	}
 }
 
+// span is the range of words holding s's members (0, 0 when empty).
+func (s nodeBits) span() (lo, hi int) {
+	for lo < len(s) && s[lo] == 0 {
+		lo++
+	}
+	hi = len(s)
+	for hi > lo && s[hi-1] == 0 {
+		hi--
+	}
+	if lo == hi {
+		return 0, 0
+	}
+	return lo, hi
+}
+
 // andAny is and, reporting whether any member is left.
 func (s nodeBits) andAny(o nodeBits) bool {
 	var any uint64
@@ -209,12 +224,13 @@ func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
 // overlaps is _test_resv_overlap: whether nodes, used from start to end,
 // collide with a reservation in the map.
 func (ns *nodeSpace) overlaps(nodes nodeBits, start, end int64) bool {
+	lo, hi := nodes.span()
 	for _, j := range ns.order[ns.from(start):] {
 		s := &ns.s[j]
 		if s.begin >= end {
 			return false
 		}
-		if !nodes.subsetOf(s.avail) {
+		if !nodes[lo:hi].subsetOf(s.avail[lo:hi]) {
 			return true
 		}
 	}
@@ -232,12 +248,16 @@ func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
 	if k == len(ns.order) {
 		return 0
 	}
+	// Outside the words where orig has members avail is empty and stays
+	// so, and orig adds nothing to later_start: a partition's nodes are
+	// often one range of ids.
+	lo, hi := orig.span()
 	for j := ns.order[k]; ; {
 		s := &ns.s[j]
 		if s.end > start && s.next != 0 && later == 0 {
 			// Is orig & next.avail a subset of avail & s.avail?
 			next := ns.s[s.next].avail
-			for w := range avail {
+			for w := lo; w < hi; w++ {
 				if orig[w]&next[w]&^(avail[w]&s.avail[w]) != 0 {
 					later = s.end
 					break
@@ -247,7 +267,7 @@ func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
 		switch {
 		case s.end <= start:
 		case s.begin <= end:
-			if !avail.andAny(s.avail) && later != 0 {
+			if !avail[lo:hi].andAny(s.avail[lo:hi]) && later != 0 {
 				// Nothing is left to narrow, and later_start is known.
 				return later
 			}

@@ -404,27 +404,27 @@ func TestSyncCoreBitmap(t *testing.T) {
 		}
 		return out
 	}
-	if got, _ := blockCores(free("11110011"), 2, 4, 2, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, false); !slices.Equal(list(got), []int{6, 7}) {
+	if got, _ := blockCores(free("11110011"), 2, 4, 2, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, false, nil); !slices.Equal(list(got), []int{6, 7}) {
 		t.Errorf("block best fit: %v, want the smaller sufficient socket [6 7]", list(got))
 	}
-	if got, _ := blockCores(free("11100111"), 2, 4, 3, 3, &coreUse{cpc: 1, cpt: 1, left: 1}, false); !slices.Equal(list(got), []int{0, 1, 2}) {
+	if got, _ := blockCores(free("11100111"), 2, 4, 3, 3, &coreUse{cpc: 1, cpt: 1, left: 1}, false, nil); !slices.Equal(list(got), []int{0, 1, 2}) {
 		t.Errorf("block tie: %v, want the first socket", list(got))
 	}
-	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 4, &coreUse{cpc: 1, cpt: 2, left: 2}, false); !slices.Equal(list(got), []int{0, 1, 2, 3}) {
+	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 4, &coreUse{cpc: 1, cpt: 2, left: 2}, false, nil); !slices.Equal(list(got), []int{0, 1, 2, 3}) {
 		t.Errorf("cyclic cpt=2: %v, want socket 0 packed", list(got))
 	}
-	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 3, &coreUse{cpc: 1, cpt: 1, left: 1}, false); !slices.Equal(list(got), []int{0, 1, 4}) {
+	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 3, &coreUse{cpc: 1, cpt: 1, left: 1}, false, nil); !slices.Equal(list(got), []int{0, 1, 4}) {
 		t.Errorf("cyclic: %v", list(got))
 	}
-	if _, ok := cyclicCores(free("10000000"), nil, 2, 4, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, false); ok {
+	if _, ok := cyclicCores(free("10000000"), nil, 2, 4, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, false, nil); ok {
 		t.Error("cyclic with too few cores succeeded")
 	}
 	// CR_Socket: a used socket is completed from where the scan stopped;
 	// the cores of socket 1 it passed over (not free) stay out.
-	if got, _ := cyclicCores(free("11111100"), nil, 2, 4, 6, &coreUse{cpc: 1, cpt: 1, left: 1}, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5}) {
+	if got, _ := cyclicCores(free("11111100"), nil, 2, 4, 6, &coreUse{cpc: 1, cpt: 1, left: 1}, true, nil); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5}) {
 		t.Errorf("cyclic whole sockets after a full scan: %v", list(got))
 	}
-	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, true); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5, 6, 7}) {
+	if got, _ := cyclicCores(free("11111111"), nil, 2, 4, 2, &coreUse{cpc: 1, cpt: 1, left: 1}, true, nil); !slices.Equal(list(got), []int{0, 1, 2, 3, 4, 5, 6, 7}) {
 		t.Errorf("cyclic whole sockets: %v", list(got))
 	}
 }
@@ -500,7 +500,7 @@ func TestCanJobRunOnNodeMemoryPerCPU(t *testing.T) {
 			c := cfg()
 			c.Units = tc.units
 			p := New(cl, c)
-			if got, _ := p.canRun(p.st, spec(t, cl, tc.spec), 0, nil); got != tc.want {
+			if got, _ := p.canRun(p.st, spec(t, cl, tc.spec), 0, nil, p.nodeReqOf(spec(t, cl, tc.spec)) == crReserved); got != tc.want {
 				t.Errorf("cpus %d, want %d", got, tc.want)
 			}
 		})

@@ -353,7 +353,8 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 	lo := p.coreOff[id]
 	sockets, cps := p.cl.Sockets[id], p.cl.CoresPerSocket[id]
 	vpus := p.coreCPUs(r, id)
-	avail := make([]bool, sockets*cps)
+	sc := &p.cores
+	avail := scratchBools(&sc.avail, sockets*cps)
 	fc := 0
 	for c := range avail {
 		avail[c] = free == nil || free.Has(uint32(lo+c))
@@ -384,17 +385,24 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 	var taken []bool
 	use := newCoreUse(r, vpus)
 	if p.blockSync(r) {
-		taken, ok = blockCores(avail, sockets, cps, cpus, coresFor(r, cpus, vpus), &use, p.cfg.Units == UnitSocket)
+		taken, ok = blockCores(avail, sockets, cps, cpus, coresFor(r, cpus, vpus), &use, p.cfg.Units == UnitSocket, sc)
 	} else {
 		var avoid []bool
 		if r.NTasksPerSocket > 0 {
 			avoid = avoidSockets(r, avail, sockets, cps, cpus, vpus)
 		}
-		taken, ok = cyclicCores(avail, avoid, sockets, cps, cpus, &use, p.cfg.Units == UnitSocket)
+		taken, ok = cyclicCores(avail, avoid, sockets, cps, cpus, &use, p.cfg.Units == UnitSocket, sc)
 	}
 	if !ok {
 		return nil, 0, false
 	}
+	n := 0
+	for _, t := range taken {
+		if t {
+			n++
+		}
+	}
+	cores = make([]int, 0, n)
 	for c, t := range taken {
 		if t {
 			cores = append(cores, c)
@@ -410,15 +418,18 @@ func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (
 // blockCores is _block_sync_core_bitmap on one board: sockets are taken
 // best fit (the smallest socket that alone holds the req cores, else the
 // largest), cores in order within each.
-func blockCores(avail []bool, sockets, cps, cpus, req int, use *coreUse, wholeSockets bool) ([]bool, bool) {
-	count := make([]int, sockets)
+func blockCores(avail []bool, sockets, cps, cpus, req int, use *coreUse, wholeSockets bool, sc *coreScratch) ([]bool, bool) {
+	if sc == nil {
+		sc = &coreScratch{}
+	}
+	count := scratchInts(&sc.count, sockets)
 	for c, a := range avail {
 		if a {
 			count[c/cps]++
 		}
 	}
-	taken := make([]bool, len(avail))
-	used := make([]bool, sockets)
+	taken := scratchBools(&sc.taken, len(avail))
+	used := scratchBools(&sc.used, sockets)
 	for cpus > 0 {
 		best, bestCores, bestSuff := 0, 0, false
 		for s := 0; s < sockets; s++ {
@@ -450,12 +461,15 @@ func blockCores(avail []bool, sockets, cps, cpus, req int, use *coreUse, wholeSo
 // cyclicCores is _cyclic_sync_core_bitmap: with more than one CPU per task
 // the sockets are first filled in order with whole tasks, then one core is
 // taken from each socket in turn.
-func cyclicCores(avail, avoid []bool, sockets, cps, cpus int, use *coreUse, wholeSockets bool) ([]bool, bool) {
+func cyclicCores(avail, avoid []bool, sockets, cps, cpus int, use *coreUse, wholeSockets bool, sc *coreScratch) ([]bool, bool) {
+	if sc == nil {
+		sc = &coreScratch{}
+	}
 	vpus, cpt := use.cpc, use.cpt
-	start := make([]int, sockets)
-	end := make([]int, sockets)
-	used := make([]bool, sockets)
-	taken := make([]bool, len(avail))
+	start := scratchInts(&sc.start, sockets)
+	end := scratchInts(&sc.end, sockets)
+	used := scratchBools(&sc.used, sockets)
+	taken := scratchBools(&sc.taken, len(avail))
 	for s := range start {
 		start[s], end[s] = s*cps, (s+1)*cps
 	}
@@ -516,4 +530,31 @@ func cyclicCores(avail, avoid []bool, sockets, cps, cpus int, use *coreUse, whol
 		}
 	}
 	return taken, true
+}
+
+// coreScratch is memory reused from one node's core choice to the next
+// (nil in blockCores and cyclicCores: fresh memory).
+type coreScratch struct {
+	avail, taken, used []bool
+	start, end, count  []int
+}
+
+// scratchBools is *b resized to n, all false.
+func scratchBools(b *[]bool, n int) []bool {
+	if cap(*b) < n {
+		*b = make([]bool, n)
+	}
+	s := (*b)[:n]
+	clear(s)
+	return s
+}
+
+// scratchInts is *b resized to n, all zero.
+func scratchInts(b *[]int, n int) []int {
+	if cap(*b) < n {
+		*b = make([]int, n)
+	}
+	s := (*b)[:n]
+	clear(s)
+	return s
 }

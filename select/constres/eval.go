@@ -51,7 +51,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if s.required != nil {
 		s.takeRequired()
 		if s.left.met() {
-			return p.picked(r, s.chosen, s.gpuUse), true
+			return p.picked(r, s.chosen), true
 		}
 		if s.left.maxNodes <= 0 {
 			return nil, false
@@ -73,7 +73,7 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits
 	if !(s.left.cpus <= 0 && enoughNodes(0, s.left.nodes, s.minN, s.reqN) && s.left.gpus <= 0) {
 		return nil, false
 	}
-	return p.picked(r, s.chosen, s.gpuUse), true
+	return p.picked(r, s.chosen), true
 }
 
 // need is what a job still needs while nodes are taken for it: the
@@ -98,7 +98,6 @@ type selection struct {
 	eligible bits.Set
 	required bits.Set // nil when the job names no required nodes
 	chosen   bits.Set
-	gpuUse   map[uint32]int
 
 	minN, maxN, reqN int  // node counts of the request
 	minCPUs          int  // CPUs of the whole job
@@ -116,8 +115,9 @@ func (s *selection) eligibility(p *Plugin, st *state, r *job.Request, cand bits.
 	s.minN, s.maxN, s.reqN = r.NodeCounts(cand.Count())
 	s.eligible = bits.New(p.cl.N)
 	n := 0
+	whole := p.nodeReqOf(r) == crReserved
 	cand.Each(func(id uint32) bool {
-		c, g := p.canRun(st, r, id, free)
+		c, g := p.canRun(st, r, id, free, whole)
 		p.avail[id], p.availGPU[id] = c, g
 		if c > 0 {
 			s.eligible.Add(id)
@@ -142,7 +142,7 @@ func (s *selection) eligibility(p *Plugin, st *state, r *job.Request, cand bits.
 		s.minPer = r.NTasksPerNode * cpt
 	}
 	s.minPer = max(s.minPer, r.MinCPUsPerNode)
-	s.whole = p.nodeReqOf(r) == crReserved
+	s.whole = whole
 	s.minCPUs = r.MinCPUs(s.minN)
 	return true
 }
@@ -191,7 +191,6 @@ func (s *selection) start() {
 	}
 	s.chosen = bits.New(s.p.cl.N)
 	clear(s.p.use)
-	s.gpuUse = map[uint32]int{}
 }
 
 // take adds node id to the job with the CPUs and GPUs it uses there.
@@ -213,7 +212,7 @@ func (s *selection) take(id uint32) {
 	g := p.gpusToUse(r, id, s.left.gpus)
 	s.chosen.Add(id)
 	p.use[id] = c
-	s.gpuUse[id] = g
+	p.gpuUse[id] = g
 	s.left.cpus -= c
 	s.left.maxCPUs -= c
 	s.left.nodes--
@@ -418,12 +417,13 @@ func otherRequired(sets []cset) bool {
 }
 
 // picked lists the chosen nodes with the CPUs and GPUs taken on each.
-func (p *Plugin) picked(r *job.Request, chosen bits.Set, gpuUse map[uint32]int) *pick {
-	pk := &pick{}
+func (p *Plugin) picked(r *job.Request, chosen bits.Set) *pick {
+	n := chosen.Count()
+	pk := &pick{nodes: make([]uint32, 0, n), cpus: make([]int, 0, n), gpus: make([]int, 0, n)}
 	chosen.Each(func(id uint32) bool {
 		pk.nodes = append(pk.nodes, id)
 		pk.cpus = append(pk.cpus, p.use[id])
-		pk.gpus = append(pk.gpus, gpuUse[id])
+		pk.gpus = append(pk.gpus, p.gpuUse[id])
 		return true
 	})
 	if r.GPUsPerJob > 0 && p.nodeReqOf(r) != crReserved {

@@ -63,6 +63,8 @@ type Plugin struct {
 	use      []int // CPUs chosen per node
 	sets     []cset
 	coreBuf  []bool // one node's free cores, for the socket rules
+	cores    coreScratch
+	gpuUse   []int // GPUs taken per node by the selection
 }
 
 var _ job.Plugin = (*Plugin)(nil)
@@ -70,7 +72,7 @@ var _ job.Plugin = (*Plugin)(nil)
 // New returns a plugin with no jobs over cl.
 func New(cl *job.Cluster, cfg Config) *Plugin {
 	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N),
-		coreOff: make([]int, cl.N+1), avail: make([]int, cl.N), availGPU: make([]int, cl.N), use: make([]int, cl.N)}
+		coreOff: make([]int, cl.N+1), avail: make([]int, cl.N), availGPU: make([]int, cl.N), use: make([]int, cl.N), gpuUse: make([]int, cl.N)}
 	for id := 0; id < cl.N; id++ {
 		p.coreOff[id+1] = p.coreOff[id] + cl.Cores(uint32(id))
 	}
@@ -198,7 +200,8 @@ func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool 
 
 // canRun is _can_job_run_on_node (reference §2.4): the CPUs and GPUs node id
 // offers the job given the free cores; st nil means ignore allocations.
-func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cpus, gpus int) {
+// whole is nodeReqOf(r) == crReserved, worked out once by the caller.
+func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set, whole bool) (cpus, gpus int) {
 	cores := p.cl.Cores(id)
 	lo := p.coreOff[id]
 	fc := cores
@@ -213,7 +216,6 @@ func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set) (cp
 	cpc := p.coreCPUs(r, id)
 	cpus = fc * cpc
 	cpt := r.CPUsPerTaskOr1()
-	whole := p.nodeReqOf(r) == crReserved
 	if whole && fc != cores {
 		return 0, 0
 	}
