@@ -230,17 +230,10 @@ func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt
 // nodeFits is countBitmap's test of one node. Releasing jobs only makes
 // more nodes pass.
 func (p *Plugin) nodeFits(st *state, r *job.Request, u uint32, cpt, runCnt, totCnt int, mode job.Mode) bool {
+	if !p.staticFits(r, u, cpt) {
+		return false
+	}
 	id := int(u)
-	cpus := p.cl.CPUs[id]
-	if cpus < cpt || cpus < r.NTasksPerNode {
-		return false
-	}
-	if r.GPUsPerNode > 0 && p.cl.GPUCount(u, r.GPUType) < r.GPUsPerNode {
-		return false
-	}
-	if r.GPUsPerJob > 0 && p.cl.GPUCount(u, r.GPUType) == 0 {
-		return false
-	}
 	if mode != job.TestOnly {
 		if m := p.jobMem(r, id); m > 0 && st.mem[id]+m > p.cl.MemoryMB[id] {
 			return false
@@ -251,6 +244,21 @@ func (p *Plugin) nodeFits(st *state, r *job.Request, u uint32, cpt, runCnt, totC
 		if int(st.run[id]) > runCnt || int(st.tot[id]) > totCnt {
 			return false
 		}
+	}
+	return true
+}
+
+// staticFits is the part of nodeFits that no allocation changes.
+func (p *Plugin) staticFits(r *job.Request, u uint32, cpt int) bool {
+	cpus := p.cl.CPUs[u]
+	if cpus < cpt || cpus < r.NTasksPerNode {
+		return false
+	}
+	if r.GPUsPerNode > 0 && p.cl.GPUCount(u, r.GPUType) < r.GPUsPerNode {
+		return false
+	}
+	if r.GPUsPerJob > 0 && p.cl.GPUCount(u, r.GPUType) == 0 {
+		return false
 	}
 	return true
 }
