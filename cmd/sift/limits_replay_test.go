@@ -116,6 +116,8 @@ var accountingKnown = map[string]string{
 	"rand-1-09.json/w9-09":  staleLimitReason,
 	"rand-1-09.json/w9-11":  staleLimitReason,
 	"rand-1-10.json/w10-10": staleLimitReason,
+	"rand-1-12.json/w12-05": staleLimitReason,
+	"rand-1-14.json/w14-05": staleLimitReason,
 }
 
 // staleLimitReason: after the last step Slurm still shows the limit
