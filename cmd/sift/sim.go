@@ -1,0 +1,295 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/spf13/cobra"
+
+	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/inventory"
+	"github.com/nodesift/sift/sched"
+	"github.com/nodesift/sift/select/job"
+	"github.com/nodesift/sift/sim"
+	"github.com/nodesift/sift/workload"
+)
+
+func init() { register(newSimCmd) }
+
+// simDefaultJobs is the size of the built-in synthetic workload.
+const simDefaultJobs = 1000
+
+// simFlags are sift sim's settings.
+type simFlags struct {
+	nodes                               nodesFlags
+	trace, policy, overrun, alloc, part string
+	jsonOut, jobsOut, params, estimate  string
+	seed                                uint64
+	synthJobs                           int
+	keepCancelled                       bool
+	knobs                               []string
+}
+
+func newSimCmd() *cobra.Command {
+	f := &simFlags{knobs: make([]string, len(scheduleKnobs))}
+	cmd := &cobra.Command{
+		Use:   "sim [--trace FILE] [--nodes FILE|synthetic:N|header|header:cpus] [--policy fifo|builtin|backfill] [knob flags] [--json out.json] [--jobs-out FILE] [--seed S] [--overrun kill|run]",
+		Short: "Replay a workload through sift's scheduler and report waits, slowdowns, utilization and speed",
+		Long: `sim replays a workload through the scheduler sift schedule runs (slurmctld's main pass, then
+sched/builtin or sched/backfill) as a discrete-event simulation: jobs are submitted at their
+recorded times and run their recorded run time, and the passes run when slurmctld's timers
+would (sched_interval, batch_sched_delay, bf_interval when something changed). --policy fifo is
+the main pass alone. --overrun kill ends a job that ran past its time limit at the limit, as
+Slurm (and so Slurm's own simulator) and Batsim do; run lets it run its recorded time, as
+RLScheduler's simulator does. The same inputs and --seed always give the same schedule.
+
+--trace is a Standard Workload Format log (.swf), sacct --parsable2 or CSV output, or sacct
+--json output, each plain or gzip-compressed, told apart by content. A job without a time limit
+gets one from --estimate (runtime: its run time; fixed:TIME; none: its run time too, as sim
+needs a limit). Without --trace sim replays the Lublin-Feitelson synthetic workload (--seed,
+--synthetic-jobs) sized to the up nodes of the partition it runs on.
+
+--nodes is any inventory sift reads, or "header" for the trace's machine (MaxNodes nodes of
+MaxProcs/MaxNodes CPUs; the default with a trace that has one) or "header:cpus" (MaxProcs
+one-CPU nodes); otherwise synthetic:` + fmt.Sprint(inventory.DefaultSyntheticNodes) + `. --alloc node gives each job whole nodes
+(select/linear), --alloc cpu its CPUs (select/cons_tres). Jobs go to --partition, by default
+the inventory's default partition, else its largest. Memory requests are not simulated.
+
+It prints the metrics; --json writes them as JSON, --jobs-out every job (CSV, or JSON Lines when
+the name ends in .jsonl or .json: submit, eligible, start and end in seconds from the trace's
+start, nodes, CPUs, state, whether backfill started it, and its pending reasons over time).
+Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
+	}
+	fl := cmd.Flags()
+	f.nodes.register(cmd)
+	fl.StringVar(&f.trace, "trace", "", "workload: SWF, sacct --parsable2/CSV or sacct --json, plain or .gz (default: the synthetic workload)")
+	fl.StringVar(&f.policy, "policy", "backfill", "scheduler: fifo, builtin or backfill")
+	fl.StringVar(&f.overrun, "overrun", "kill", "a job that ran past its time limit: kill (at the limit, as Slurm) or run (its recorded time)")
+	fl.StringVar(&f.alloc, "alloc", "node", "allocation: node (whole nodes, select/linear) or cpu (per CPU, select/cons_tres)")
+	fl.StringVar(&f.part, "partition", "", "partition the jobs are submitted to (default: the inventory's default partition, else its largest)")
+	fl.StringVar(&f.estimate, "estimate", "runtime", "time limit of a job the trace gives none: runtime, fixed:TIME or none")
+	fl.BoolVar(&f.keepCancelled, "keep-cancelled", false, "replay cancelled jobs that ran (the readers skip every cancelled job by default)")
+	fl.StringVar(&f.jsonOut, "json", "", "write the metrics as JSON to this file")
+	fl.StringVar(&f.jobsOut, "jobs-out", "", "write every job's outcome to this file: CSV, or JSON Lines for .jsonl/.json")
+	fl.StringVar(&f.params, "scheduler-parameters", "", "SchedulerParameters, e.g. bf_window=2880,bf_resolution=300 (default: the slurm.conf's)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic workload")
+	fl.IntVar(&f.synthJobs, "synthetic-jobs", simDefaultJobs, "jobs in the synthetic workload")
+	for i, k := range scheduleKnobs {
+		fl.StringVar(&f.knobs[i], knobFlag(k.name), "", k.help)
+	}
+	return cmd
+}
+
+func (f *simFlags) run(cmd *cobra.Command) error {
+	policy, err := sim.ParsePolicy(f.policy)
+	if err != nil {
+		return invalidInput(fmt.Errorf("--policy: %w", err))
+	}
+	overrun, err := sim.ParseOverrun(f.overrun)
+	if err != nil {
+		return invalidInput(fmt.Errorf("--overrun: %w", err))
+	}
+	alloc, err := sim.ParseAllocation(f.alloc)
+	if err != nil {
+		return invalidInput(fmt.Errorf("--alloc: %w", err))
+	}
+	est, err := workload.ParseEstimate(f.estimate)
+	if err != nil {
+		return invalidInput(fmt.Errorf("--estimate: %w", err))
+	}
+	if f.synthJobs < 1 {
+		return invalidInput(fmt.Errorf("--synthetic-jobs must be at least 1"))
+	}
+	tr := &workload.Trace{}
+	if f.trace != "" {
+		if tr, err = workload.Open(f.trace, workload.Options{KeepCancelled: f.keepCancelled, Estimate: est}); err != nil {
+			var pe *workload.ParseError
+			if errors.As(err, &pe) {
+				return invalidInput(err)
+			}
+			return err
+		}
+	}
+	nodes, inv, err := f.machine(cmd, tr)
+	if err != nil {
+		return err
+	}
+	cl, plug, err := sim.NewCluster(nodes, alloc)
+	if err != nil {
+		return fmt.Errorf("%s: %w", f.nodes.spec, err)
+	}
+	cfg := sched.DefaultConfig()
+	text := ""
+	if inv != nil {
+		text = inv.SchedulerParameters
+		if err := configurePartitions(cl, inv.Partitions); err != nil {
+			return invalidInput(err)
+		}
+	}
+	if cmd.Flags().Changed("scheduler-parameters") {
+		text = f.params
+	}
+	for i, k := range scheduleKnobs {
+		if cmd.Flags().Changed(knobFlag(k.name)) {
+			text += "," + k.name + "=" + f.knobs[i]
+		}
+	}
+	if cfg, err = sched.ParseSchedulerParameters(cfg, text); err != nil {
+		return invalidInput(withSource(text, err))
+	}
+	opt := sim.Options{Cluster: cl, Plugin: plug, Partition: f.part, Policy: policy, Config: cfg, Allocation: alloc, Overrun: overrun, WallClock: time.Now}
+	if inv != nil {
+		opt.Partitions = schedPartitions(inv.Partitions)
+		opt.DefMemPerCPU, opt.MaxMemPerCPU = inv.DefMemPerCPU, inv.MaxMemPerCPU
+	}
+	if opt.Partition == "" {
+		opt.Partition = simPartition(cl, inv)
+	}
+	part := cl.Partitions[opt.Partition]
+	if part == nil {
+		return invalidInput(fmt.Errorf("--partition %q: no such partition in %s", opt.Partition, f.nodes.spec))
+	}
+	if f.trace == "" {
+		// Sized to the nodes that are up, so that no job of the model
+		// needs a down node and blocks the partition for good.
+		up := roaring.And(part.Nodes, cl.Usable)
+		m := workload.Machine{MaxNodes: int(up.GetCardinality())}
+		it := up.Iterator()
+		for it.HasNext() {
+			m.MaxProcs += cl.CPUs[it.Next()]
+		}
+		tr = workload.Synthetic(f.seed, f.synthJobs, m)
+	}
+	res, err := sim.Run(tr, opt)
+	if err != nil {
+		return invalidInput(err)
+	}
+	if f.jobsOut != "" {
+		if err := writeJobs(f.jobsOut, res.Jobs); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut != "" {
+		b, err := json.MarshalIndent(simJSON{Trace: tr.Source, Summary: res.Summary}, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(f.jsonOut, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return printSimSummary(cmd.OutOrStdout(), tr, &res.Summary)
+}
+
+// simJSON is what --json writes: the trace's name and the metrics.
+type simJSON struct {
+	Trace string `json:"trace"`
+	sim.Summary
+}
+
+// machine is the simulated cluster's nodes: --nodes, else the trace's
+// header, else the synthetic default. inv is the inventory when one was
+// read (for its partitions and SchedulerParameters).
+func (f *simFlags) machine(cmd *cobra.Command, tr *workload.Trace) ([]index.Node, *inventory.Cluster, error) {
+	spec := f.nodes.spec
+	if spec == "" {
+		spec = "header"
+		if tr.Machine.MaxNodes <= 0 && tr.Machine.MaxProcs <= 0 {
+			spec = fmt.Sprintf("synthetic:%d", inventory.DefaultSyntheticNodes)
+		}
+		f.nodes.spec = spec
+	}
+	if spec == "header" || spec == "header:cpus" {
+		nodes, err := sim.HeaderNodes(tr.Machine, spec == "header:cpus")
+		if err != nil {
+			return nil, nil, invalidInput(fmt.Errorf("--nodes %s: %s: %w", spec, tr.Source, err))
+		}
+		limitMemory(len(nodes))
+		return nodes, nil, nil
+	}
+	ns, err := f.nodes.parse()
+	if err != nil {
+		return nil, nil, err
+	}
+	inv, err := f.nodes.load(cmd, ns)
+	if err != nil {
+		return nil, nil, err
+	}
+	return inv.Nodes, inv, nil
+}
+
+// simPartition is the inventory's default partition, else the partition
+// with the most nodes (the first by name among equals).
+func simPartition(cl *job.Cluster, inv *inventory.Cluster) string {
+	if inv != nil {
+		if p := defaultPartition(inv.Partitions); p != "" {
+			return p
+		}
+	}
+	names := make([]string, 0, len(cl.Partitions))
+	for name := range cl.Partitions {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	best, size := "", uint64(0)
+	for _, name := range names {
+		if n := cl.Partitions[name].Nodes.GetCardinality(); n > size {
+			best, size = name, n
+		}
+	}
+	return best
+}
+
+// writeJobs writes the per-job file, JSON Lines by extension, else CSV.
+func writeJobs(path string, jobs []sim.JobRecord) error {
+	out, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, ".json") {
+		err = sim.WriteJSONL(out, jobs)
+	} else {
+		err = sim.WriteCSV(out, jobs)
+	}
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func printSimSummary(w io.Writer, tr *workload.Trace, s *sim.Summary) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "trace\t%s (%d jobs", tr.Source, s.Jobs)
+	if n := tr.Skipped.Total(); n > 0 {
+		fmt.Fprintf(tw, "; %d records skipped by the reader", n)
+	}
+	fmt.Fprintf(tw, ")\n")
+	fmt.Fprintf(tw, "machine\t%d nodes, %d CPUs; policy %s, overrun %s\n", s.Nodes, s.CPUs, s.Policy, s.Overrun)
+	fmt.Fprintf(tw, "jobs\t%d started (%d by backfill), %d never started, %d cancelled, %d killed at their limit\n", s.Started, s.Backfilled, s.Never, s.Canceled, s.Killed)
+	fmt.Fprintf(tw, "wait\tmean %.0f s, median %.0f s, p95 %.0f s, max %.0f s\n", s.MeanWait, s.MedianWait, s.P95Wait, s.MaxWait)
+	fmt.Fprintf(tw, "bounded slowdown\tmean %.2f, p95 %.2f (tau %d s)\n", s.MeanBSLD, s.P95BSLD, sim.BSLDBound)
+	fmt.Fprintf(tw, "response\tmean %.0f s\n", s.MeanResponse)
+	fmt.Fprintf(tw, "utilization\t%.1f%% over a makespan of %.2f days\n", 100*s.Utilization, float64(s.Makespan)/86400)
+	reasons := make([]string, 0, len(s.HeldPerReason))
+	for r, n := range s.HeldPerReason {
+		reasons = append(reasons, fmt.Sprintf("%s %d", r, n))
+	}
+	slices.Sort(reasons)
+	if len(reasons) == 0 {
+		reasons = append(reasons, "none")
+	}
+	fmt.Fprintf(tw, "jobs held per reason\t%s\n", strings.Join(reasons, ", "))
+	fmt.Fprintf(tw, "passes\t%d (%d main, %d backfill); mean %.3f ms, max %.3f ms\n", s.Passes, s.MainPasses, s.BackfillPasses, s.MeanPassMS, s.MaxPassMS)
+	fmt.Fprintf(tw, "speed\t%.2f s wall, %.0f simulated days per hour\n", s.WallSeconds, s.SimDaysPerHour)
+	return tw.Flush()
+}
