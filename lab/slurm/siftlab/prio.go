@@ -94,8 +94,14 @@ type PrioCapture struct {
 	// running jobs' usage of the period.
 	SshareBefore []string `json:"sshare_before"`
 	DecayBefore  int64    `json:"decay_before"`
+	// Usage and UsageBefore are every association's raw usage to two
+	// decimals ("account|user|usage", from `scontrol show assoc_mgr`),
+	// after the restart and just before it: sshare prints RawUsage as a
+	// whole number.
+	Usage       []string `json:"usage"`
+	UsageBefore []string `json:"usage_before"`
 	// Assoc is `sacctmgr -P show assoc` (lineage, account, user, parent,
-	// fairshare) with its header line.
+	// fairshare, priority) with its header line.
 	Assoc []string `json:"assoc"`
 	// Errors holds any command that failed, with its message.
 	Errors []string `json:"errors,omitempty"`
@@ -342,9 +348,10 @@ func (l *lab) runPrio(s *PrioScenario) error {
 		if err != nil {
 			c.Errors = append(c.Errors, fmt.Sprintf("%s %v: %v: %s", name, args, err, strings.TrimSpace(errs)))
 		}
-		return lines(out)
+		return reportLines(out)
 	}
 	c.SshareBefore = run("sshare", "-a", "-P", "-o", sshareBeforeFormat)
+	c.UsageBefore = assocUsage(run("scontrol", "-o", "show", "assoc_mgr", "flags=assoc"))
 	c.DecayBefore = decayEpoch()
 	if err := l.restart(); err != nil {
 		return err
@@ -355,7 +362,8 @@ func (l *lab) runPrio(s *PrioScenario) error {
 	c.SprioWeighted = run("sprio", "-o", sprioWeightedFormat)
 	c.SprioWeights = run("sprio", "-w")
 	c.Sshare = run("sshare", "-a", "-l", "-P")
-	c.Assoc = run("sacctmgr", "-P", "show", "assoc", "format=lineage,account,user,parentname,fairshare")
+	c.Assoc = run("sacctmgr", "-P", "show", "assoc", "format=lineage,account,user,parentname,fairshare,priority")
+	c.Usage = assocUsage(run("scontrol", "-o", "show", "assoc_mgr", "flags=assoc"))
 	for _, id := range ids {
 		if id == "" {
 			c.Jobs = append(c.Jobs, "")
@@ -370,6 +378,41 @@ func (l *lab) runPrio(s *PrioScenario) error {
 		return err
 	}
 	return l.sacctmgr(s.Cleanup)
+}
+
+// reportLines splits a report into its lines, exactly as printed (only
+// the final newline dropped).
+func reportLines(out string) []string {
+	out = strings.TrimSuffix(out, "\n")
+	if out == "" {
+		return nil
+	}
+	return strings.Split(out, "\n")
+}
+
+// assocUsage reads `scontrol -o show assoc_mgr flags=assoc` lines into
+// "account|user|UsageRaw" (user without its uid).
+func assocUsage(lines []string) []string {
+	var out []string
+	for _, line := range lines {
+		if !strings.HasPrefix(line, "ClusterName=") {
+			continue
+		}
+		var acct, user, raw string
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "Account":
+				acct = v
+			case "UserName":
+				user, _, _ = strings.Cut(v, "(")
+			case "UsageRaw/Norm/Efctv":
+				raw, _, _ = strings.Cut(v, "/")
+			}
+		}
+		out = append(out, acct+"|"+user+"|"+raw)
+	}
+	return out
 }
 
 // pickFields keeps the jobFields of `scontrol show job` output, in

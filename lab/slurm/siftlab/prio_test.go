@@ -82,3 +82,18 @@ func TestPickFieldsKeepsReplayFields(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestAssocUsageReadsOneLiners checks the usage lines kept from
+// `scontrol -o show assoc_mgr flags=assoc`.
+func TestAssocUsageReadsOneLiners(t *testing.T) {
+	in := []string{
+		"Current Association Manager state",
+		"ClusterName=sift Account=root UserName= Partition= Priority=0 ID=1 SharesRaw/Norm/Level/Factor=1/0.00/1/0.00 UsageRaw/Norm/Efctv=99.11/1.00/1.00 ParentAccount= Lineage=/",
+		"ClusterName=sift Account=a1 UserName=root(0) Partition= Priority=0 ID=7 SharesRaw/Norm/Level/Factor=4/0.50/8/0.75 UsageRaw/Norm/Efctv=23.50/0.24/1.00 ParentAccount=a1(6)",
+	}
+	got := assocUsage(in)
+	want := []string{"root||99.11", "a1|root|23.50"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}

@@ -11,7 +11,7 @@ import (
 
 // priogen writes priority scenario files (see PrioFile): per scenario a
 // random association tree (2-4 levels of accounts, Fairshare values
-// including Fairshare=parent), random PriorityWeight*, PriorityFlags,
+// including Fairshare=parent, some association Priority values), random PriorityWeight*, PriorityFlags,
 // PriorityFavorSmall, PriorityMaxAge, QOS priorities, partition
 // PriorityJobFactor, nice values and job mixes.
 func priogen(args []string) error {
@@ -86,6 +86,15 @@ func genWeight(rng *rand.Rand) int {
 		return 1 + rng.Intn(65535)
 	}
 	return pick(rng, []int{1, 10, 100, 1000, 10000, 100000})
+}
+
+// assocPriority is, one time in three, an association Priority (the
+// association factor's input; children inherit it).
+func assocPriority(rng *rand.Rand) string {
+	if rng.Intn(3) > 0 {
+		return ""
+	}
+	return fmt.Sprintf(" priority=%d", pick(rng, []int{1, 10, 100, 1000, 1 + rng.Intn(100000)}))
 }
 
 type prioAcct struct {
@@ -175,14 +184,14 @@ func genScenario(rng *rand.Rand, name string) PrioScenario {
 		if a.depth > 1 && rng.Intn(8) == 0 {
 			share = "parent"
 		}
-		setup = append(setup, fmt.Sprintf("add account %s parent=%s fairshare=%s", a.name, a.parent, share))
+		setup = append(setup, fmt.Sprintf("add account %s parent=%s fairshare=%s%s", a.name, a.parent, share, assocPriority(rng)))
 		names = append(names, a.name)
 		if !hasKids[a.name] || rng.Intn(3) == 0 {
 			ushare := fmt.Sprint(1 + rng.Intn(100))
 			if rng.Intn(10) == 0 {
 				ushare = "parent"
 			}
-			setup = append(setup, fmt.Sprintf("add user @USER@ account=%s fairshare=%s", a.name, ushare))
+			setup = append(setup, fmt.Sprintf("add user @USER@ account=%s fairshare=%s%s", a.name, ushare, assocPriority(rng)))
 			users = append(users, a.name)
 		}
 	}
