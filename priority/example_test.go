@@ -79,7 +79,7 @@ User - 'u2':DefaultAccount='b':Fairshare=1
 	//               2 batch          12333          0         83      10000        250       2000
 	//
 	// Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS|GrpTRESMins|TRESRunMins
-	// root|||0.000000|4000|1.000000|1.000000||||cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0
+	// root|||0.000000|4000||1.000000||||cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0
 	//  a||30|0.750000|3500|0.875000|0.875000||0.857143||cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0
 	//   a|u1|1|1.000000|3500|0.875000|1.000000|0.500000|1.000000||cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0
 	//  b||10|0.250000|500|0.125000|0.125000||2.000000||cpu=0,mem=0,energy=0,node=0,billing=0,fs/disk=0,vmem=0,pages=0

@@ -121,10 +121,12 @@ func (s *Shares) ComputeUsers() {
 
 // classicAccounts is _set_children_usage_efctv from root: accounts get
 // their effective usage and factor; users are marked not computed.
+//
+// Each account's usage_norm is set as the walk reaches it
+// (priority_p_set_assoc_usage), and users' not at all, so DEPTH_OBLIVIOUS's
+// sum over siblings sees the previous value (NO_VAL after a start) for
+// siblings later in the list, as slurmctld does.
 func (s *Shares) classicAccounts() {
-	for _, n := range s.Nodes {
-		s.usageNorm(n)
-	}
 	var walk func(n *Node)
 	walk = func(n *Node) {
 		for _, c := range n.Children {

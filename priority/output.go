@@ -194,8 +194,10 @@ type ShareRow struct {
 	RawShares  uint32
 	NormShares float64
 	RawUsage   uint64
-	NormUsage  float64
-	Effective  float64
+	// NormUsage is NaN where Slurm's is unset (NO_VAL: root, and an
+	// association no calculation has reached), which sshare leaves blank.
+	NormUsage float64
+	Effective float64
 	// FairShare is a user's factor (NaN for accounts); LevelFS Fair
 	// Tree's level fair-share (NaN for root and "parent" rows).
 	FairShare, LevelFS float64
@@ -231,6 +233,9 @@ func (s *Shares) Rows(n int) []ShareRow {
 		}
 		if nd.isUser {
 			r.FairShare = nd.FSFactor
+		}
+		if nd.UsageNorm == noVal {
+			r.NormUsage = math.NaN()
 		}
 		if nd.SharesRaw == limits.FairshareParent || s.flags&FairTree == 0 || nd.Parent == nil {
 			r.LevelFS = math.NaN()

@@ -26,8 +26,9 @@ type Node struct {
 	// SharesNorm is the normalised share (NormShares).
 	SharesNorm float64
 	// UsageRaw is the decayed usage in billing-TRES seconds (RawUsage);
-	// UsageNorm the fraction of root's (NormUsage); UsageEfctv the
-	// effective usage (EffectvUsage).
+	// UsageNorm the fraction of root's (NormUsage; Slurm's NO_VAL until a
+	// calculation reaches the association, and always for root);
+	// UsageEfctv the effective usage (EffectvUsage).
 	UsageRaw, UsageNorm, UsageEfctv float64
 	// LevelFS is Fair Tree's level fair-share (LevelFS); FSFactor the
 	// fair-share factor of a user's jobs (FairShare).
@@ -69,7 +70,9 @@ func NewShares(p *limits.Policy, flags Flags, dampening uint16) *Shares {
 	s := &Shares{policy: p, flags: flags, dampening: float64(max(dampening, 1)), byAssoc: map[*limits.Assoc]*Node{}}
 	n := p.TRES.Len()
 	p.Walk(func(a *limits.Assoc) {
-		nd := &Node{Assoc: a, SharesRaw: a.Fairshare, isUser: a.IsUser(), RunSecs: make([]float64, n)}
+		// usage_norm starts as NO_VAL (slurmdb_create_assoc_usage) until a
+		// calculation reaches the association; root's never does.
+		nd := &Node{Assoc: a, SharesRaw: a.Fairshare, isUser: a.IsUser(), RunSecs: make([]float64, n), UsageNorm: noVal}
 		if nd.SharesRaw == limits.Infinite || nd.SharesRaw == limits.NoVal {
 			nd.SharesRaw = 1
 		}
@@ -183,7 +186,6 @@ func (s *Shares) usageNorm(n *Node) {
 // user's factor.
 func (s *Shares) Compute() {
 	s.Root.UsageEfctv, s.Root.efctvSet = 1, true
-	s.usageNorm(s.Root)
 	if s.flags&FairTree != 0 {
 		s.fairTree()
 		return

@@ -191,7 +191,6 @@ func (u *Usage) Tick(now int64) {
 	if fairTree {
 		s.Compute()
 	} else {
-		s.usageNorm(s.Root)
 		s.classicUsers()
 	}
 	u.LastRan = now
