@@ -14,7 +14,7 @@ import (
 // every account the setup added.
 func TestPriogenScenariosAreRunnable(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	f := genPrioFile(rng, 0, 50, 27001)
+	f := genPrioFile(rng, 0, 50, 27001, true)
 	if got := len(nodeThreads(f.SlurmConf)); got != prioNodes {
 		t.Fatalf("%d nodes in slurm.conf, want %d", got, prioNodes)
 	}
@@ -66,8 +66,8 @@ func cpuCount(args []string) int {
 
 // TestPriogenIsSeeded checks that a seed gives the same scenarios.
 func TestPriogenIsSeeded(t *testing.T) {
-	a := genPrioFile(rand.New(rand.NewSource(9)), 1, 5, 27001)
-	b := genPrioFile(rand.New(rand.NewSource(9)), 1, 5, 27001)
+	a := genPrioFile(rand.New(rand.NewSource(9)), 1, 5, 27001, false)
+	b := genPrioFile(rand.New(rand.NewSource(9)), 1, 5, 27001, false)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("the same seed gave different scenarios")
 	}

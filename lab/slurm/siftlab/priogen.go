@@ -20,6 +20,8 @@ func priogen(args []string) error {
 	files := fs.Int("files", 1, "number of files")
 	seed := fs.Int64("seed", 1, "random seed")
 	port := fs.Int("port", 27001, "slurmd port of the first node")
+	first := fs.Int("first", 1, "number of the first file (prio-NN.json, accounts fNN...)")
+	multi := fs.Bool("multipart", false, "submit one queued job in three to two partitions")
 	out := fs.String("out", "", "directory to write prio-NN.json into")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -28,8 +30,8 @@ func priogen(args []string) error {
 		return errors.New("priogen needs -out")
 	}
 	rng := rand.New(rand.NewSource(*seed))
-	for f := range *files {
-		pf := genPrioFile(rng, f, *n, *port)
+	for f := *first - 1; f < *first-1+*files; f++ {
+		pf := genPrioFile(rng, f, *n, *port, *multi)
 		pf.GeneratedBy = "siftlab priogen " + strings.Join(args, " ")
 		if err := writePrioFile(filepath.Join(*out, fmt.Sprintf("prio-%02d.json", f+1)), pf); err != nil {
 			return err
@@ -41,7 +43,7 @@ func priogen(args []string) error {
 // prioNodes is the cluster of every scenario file: 4 nodes of 8 cores.
 const prioNodes = 4
 
-func genPrioFile(rng *rand.Rand, f, n, port int) *PrioFile {
+func genPrioFile(rng *rand.Rand, f, n, port int, multi bool) *PrioFile {
 	var conf strings.Builder
 	conf.WriteString("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\n" +
 		"SelectType=select/cons_tres\nSelectTypeParameters=CR_Core_Memory\n")
@@ -57,7 +59,7 @@ func genPrioFile(rng *rand.Rand, f, n, port int) *PrioFile {
 			"add user @USER@ DefaultAccount=base Account=base\n",
 	}
 	for s := range n {
-		pf.Scenarios = append(pf.Scenarios, genScenario(rng, fmt.Sprintf("f%02ds%02d", f+1, s+1)))
+		pf.Scenarios = append(pf.Scenarios, genScenario(rng, fmt.Sprintf("f%02ds%02d", f+1, s+1), multi))
 	}
 	return pf
 }
@@ -102,7 +104,9 @@ type prioAcct struct {
 	depth        int
 }
 
-func genScenario(rng *rand.Rand, name string) PrioScenario {
+// genScenario draws one scenario; with multi, one queued job in three asks
+// for two partitions (sprio prints a row for each).
+func genScenario(rng *rand.Rand, name string, multi bool) PrioScenario {
 	s := PrioScenario{Name: name}
 	var conf strings.Builder
 	conf.WriteString("PriorityType=priority/multifactor\nPriorityCalcPeriod=1\n")
@@ -215,6 +219,9 @@ func genScenario(rng *rand.Rand, name string) PrioScenario {
 	s.Blocker = PrioJob{Account: pick(rng, users), Partition: "p1", Args: []string{fmt.Sprintf("--nodes=%d", prioNodes), "--exclusive"}}
 	for range 3 + rng.Intn(6) {
 		j := PrioJob{Account: pick(rng, users), QOS: pick(rng, qos), Partition: pick(rng, []string{"p1", "p2", "p3"})}
+		if multi && rng.Intn(3) == 0 {
+			j.Partition = pick(rng, []string{"p1,p2", "p1,p3", "p2,p3", "p3,p1"})
+		}
 		if rng.Intn(3) == 0 {
 			j.Nice = pick(rng, []int{-100, 10, 100, 1000, rng.Intn(10000)})
 		}
