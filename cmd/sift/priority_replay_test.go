@@ -61,7 +61,7 @@ func TestPriorityMatchesRealSlurm(t *testing.T) {
 	if len(paths) == 0 {
 		t.Skip("no priority recording present")
 	}
-	var scenarios, agree, exact, near, shares, jobs int
+	var scenarios, agree, exact, near, shares, jobs, finished int
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -116,11 +116,12 @@ func TestPriorityMatchesRealSlurm(t *testing.T) {
 			if r != nil {
 				shares += r.shares
 				jobs += r.jobs
+				finished += r.finished
 			}
 		}
 	}
-	t.Logf("%d priority scenarios replayed (%d sshare rows, %d sprio rows), %d agree with Slurm in every value (%d to the printed digit, %d within the recorded usage's two decimals: %d values)",
-		scenarios, shares, jobs, agree, exact, agree-exact, near)
+	t.Logf("%d priority scenarios replayed (%d sshare rows, %d sprio rows; %d rows of finished jobs left out), %d agree with Slurm in every value (%d to the printed digit, %d within the recorded usage's two decimals: %d values)",
+		scenarios, shares, jobs, finished, agree, exact, agree-exact, near)
 }
 
 // prioReplay is one scenario's priority/multifactor.
@@ -132,8 +133,9 @@ type prioReplay struct {
 	// computed from it (see rawUsage).
 	rel float64
 	// near counts values that agree only within that error; shares and
-	// jobs the sshare and sprio rows compared.
-	near, shares, jobs int
+	// jobs the sshare and sprio rows compared; finished the sprio rows of
+	// finished jobs left out.
+	near, shares, jobs, finished int
 }
 
 func newPrioReplay(slurmConf, sacctmgr, conf, setup string, assoc []string) (*prioReplay, error) {
@@ -431,6 +433,7 @@ func (r *prioReplay) compareSprio(now int64, jobs []map[string]string, long, nor
 	cfg := &r.cfg
 	var diffs []string
 	var all []priority.Factors
+	foreign := map[string]bool{}
 	rows := map[string][2][]string{}
 	for i := range norm {
 		if i == 0 || i >= len(weighted) {
@@ -450,6 +453,16 @@ func (r *prioReplay) compareSprio(now int64, jobs []map[string]string, long, nor
 		part, _, _ = strings.Cut(part, "|")
 		r.jobs++
 		rec, ok := byID[id]
+		if cfg.Flags&priority.CalculateRunning != 0 && (!ok || (rec["JobState"] != "PENDING" && rec["JobState"] != "RUNNING")) {
+			// With CALCULATE_RUNNING sprio may list finished jobs
+			// slurmctld still holds (for MinJobAge): this scenario's
+			// usage jobs and the jobs of the scenarios before, with
+			// QOSNAME "(null)". They are not compared.
+			foreign[id] = true
+			r.jobs--
+			r.finished++
+			continue
+		}
 		if !ok {
 			diffs = append(diffs, fmt.Sprintf("sprio job %s: not among the recorded jobs", id))
 			continue
@@ -542,6 +555,14 @@ func (r *prioReplay) compareSprio(now int64, jobs []map[string]string, long, nor
 			return nil, err
 		}
 		got := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+		var want []string
+		for i, line := range long {
+			if f := strings.Fields(line); i > 0 && len(f) > 0 && foreign[f[0]] {
+				continue
+			}
+			want = append(want, line)
+		}
+		long = want
 		for i := 0; i < max(len(got), len(long)); i++ {
 			var g, w string
 			if i < len(got) {
