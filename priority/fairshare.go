@@ -115,7 +115,6 @@ func (s *Shares) ComputeUsers() {
 	if s.flags&FairTree != 0 {
 		return
 	}
-	s.usageNorm(s.Root)
 	s.classicUsers()
 }
 

@@ -438,7 +438,7 @@ type shareRow struct {
 	RawShares  *string           `json:"raw_shares"`
 	NormShares float64           `json:"norm_shares"`
 	RawUsage   uint64            `json:"raw_usage"`
-	NormUsage  float64           `json:"norm_usage"`
+	NormUsage  *float64          `json:"norm_usage"`
 	Effective  float64           `json:"effective_usage"`
 	FairShare  *float64          `json:"fairshare"`
 	LevelFS    any               `json:"level_fs"` // a number, "inf", or null
@@ -455,7 +455,7 @@ func shareJSON(rows []priority.ShareRow, tl *limits.TRESList) []shareRow {
 	out := make([]shareRow, 0, len(rows))
 	for _, r := range rows {
 		s := shareRow{Account: r.Account, User: r.User, Partition: r.Partition, Depth: r.Depth, NormShares: r.NormShares,
-			RawUsage: r.RawUsage, NormUsage: r.NormUsage, Effective: r.Effective, FairShare: num(r.FairShare)}
+			RawUsage: r.RawUsage, NormUsage: num(r.NormUsage), Effective: r.Effective, FairShare: num(r.FairShare)}
 		switch {
 		case math.IsInf(r.LevelFS, 1):
 			s.LevelFS = "inf"

@@ -86,7 +86,7 @@ func TestPriorityMatchesRealSlurm(t *testing.T) {
 					t.Fatal(err)
 				}
 				jobs := scontrolJobs(sc.Slurm.Jobs)
-				if err := r.run(jobs, sc.Slurm.UsageBefore, sc.Slurm.Usage, sc.Slurm.DecayBefore, sc.Slurm.DecayEpoch); err != nil {
+				if err := r.run(sc.Slurm.UsageBefore, sc.Slurm.Usage); err != nil {
 					t.Fatal(err)
 				}
 				diffs = append(diffs, r.compareShares(sc.Slurm.Sshare)...)
@@ -265,14 +265,12 @@ func (r *prioReplay) setUsage(raw map[string]float64) error {
 	return nil
 }
 
-// run brings the shares to the decay thread's run at now. Fair Tree
-// computes from the usage after the run, Slurm's own (sshare). Classic
-// fair-share computes the accounts' effective usage before the run
-// charges the running jobs and the users' after, so it starts from the
-// usage just before the restart (before, at the previous run prev),
-// registers the running jobs and runs the thread once: the usage it
-// charges is checked against Slurm's by compareShares.
-func (r *prioReplay) run(jobs []map[string]string, before, after []string, prev, now int64) error {
+// run brings the shares to the decay thread's run. Fair Tree computes
+// from the usage after the run, Slurm's own. Classic fair-share computes
+// the accounts' effective usage before the run charges the running jobs
+// (from the usage recorded just before the restart) and the users'
+// after, as slurmctld's decay thread does.
+func (r *prioReplay) run(before, after []string) error {
 	rawAfter, relAfter, err := rawUsage(after)
 	if err != nil {
 		return err
@@ -293,24 +291,11 @@ func (r *prioReplay) run(jobs []map[string]string, before, after []string, prev,
 	if err := r.setUsage(rawBefore); err != nil {
 		return err
 	}
-	r.m.Usage.LastRan = prev
-	for _, m := range jobs {
-		if m["JobState"] != "RUNNING" {
-			continue
-		}
-		j, err := r.prioJob(m)
-		if err != nil {
-			return err
-		}
-		start, _ := strconv.ParseInt(m["StartTime"], 10, 64)
-		billing := 0.0
-		if b, ok := r.p.TRES.Index("billing"); ok {
-			billing = float64(j.TRES[b])
-		}
-		r.m.Usage.Begin(&priority.RunningJob{ID: j.ID, Assoc: j.Assoc(), UsageFactor: 1, Start: start,
-			TimeLimit: limits.Infinite, Billing: billing, Alloc: j.TRES})
+	r.m.Shares.ComputeAccounts()
+	if err := r.setUsage(rawAfter); err != nil {
+		return err
 	}
-	r.m.Usage.Tick(now)
+	r.m.Shares.ComputeUsers()
 	return nil
 }
 
