@@ -258,6 +258,28 @@ func (l *lab) waitRunning(id string) error {
 	return fmt.Errorf("blocker %s did not start", id)
 }
 
+// waitAccrue waits, up to 5 s, until every pending job of ids has an
+// accrue time.
+func (l *lab) waitAccrue(ids []string) {
+	for range 50 {
+		done := true
+		for _, id := range ids {
+			if id == "" {
+				continue
+			}
+			out, _, _ := l.cmd("scontrol", "show", "job", id)
+			if strings.Contains(out, "JobState=PENDING") && strings.Contains(out, "AccrueTime=Unknown") {
+				done = false
+				break
+			}
+		}
+		if done {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
 // setPrioConf replaces the Priority* and PartitionName lines of the running
 // slurm.conf with conf.
 func setPrioConf(conf string) error {
@@ -342,6 +364,10 @@ func (l *lab) runPrio(s *PrioScenario) error {
 		}
 		ids = append(ids, id)
 	}
+	// A job's age counts from its accrue time, which slurmctld's next
+	// scheduling pass sets; a job queued just before the restart would
+	// otherwise get it only after the decay run that computes its age.
+	l.waitAccrue(ids[len(usage)+1:])
 	c := &PrioCapture{Errors: refused}
 	run := func(name string, args ...string) []string {
 		out, errs, err := l.cmd(name, args...)
