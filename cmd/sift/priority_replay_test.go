@@ -40,9 +40,18 @@ type prioRecording struct {
 	} `json:"scenarios"`
 }
 
-// prioKnown are the recorded values sift does not reproduce, by
-// "scenario/what", with the cause (docs/COMPATIBILITY.md).
-var prioKnown = map[string]string{}
+// prioKnown are the sprio rows sift does not reproduce, by
+// "scenario/job id", with the cause (docs/COMPATIBILITY.md); their rows are
+// left out and counted.
+var prioKnown = map[string]string{
+	"f08s18/186": accrueAfterDecay,
+}
+
+// accrueAfterDecay: the job was queued a second before the restart and
+// got its accrue time from the new slurmctld's first scheduling pass,
+// after the decay run had computed its age as 0; the recording shows the
+// accrue time set later. The recorder now waits for accrue times first.
+const accrueAfterDecay = "accrue time set after the decay run"
 
 // TestPriorityMatchesRealSlurm replays every priority recording of the
 // lab: from the association tree, the QOS priorities, the Priority* lines
@@ -61,7 +70,7 @@ func TestPriorityMatchesRealSlurm(t *testing.T) {
 	if len(paths) == 0 {
 		t.Skip("no priority recording present")
 	}
-	var scenarios, agree, exact, near, shares, jobs, finished int
+	var scenarios, agree, exact, near, shares, jobs, finished, known, withKnown int
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -90,16 +99,14 @@ func TestPriorityMatchesRealSlurm(t *testing.T) {
 					t.Fatal(err)
 				}
 				diffs = append(diffs, r.compareShares(sc.Slurm.Sshare)...)
-				d, err := r.compareSprio(sc.Slurm.DecayEpoch, jobs, sc.Slurm.Sprio, sc.Slurm.SprioNorm, sc.Slurm.SprioWeighted)
+				d, err := r.compareSprio(sc.Name, sc.Slurm.DecayEpoch, jobs, sc.Slurm.Sprio, sc.Slurm.SprioNorm, sc.Slurm.SprioWeighted)
 				if err != nil {
 					t.Fatal(err)
 				}
 				diffs = append(diffs, d...)
 				nearHere = r.near
 				for _, d := range diffs {
-					if _, ok := prioKnown[sc.Name+"/"+d]; !ok {
-						t.Errorf("%s", d)
-					}
+					t.Errorf("%s", d)
 				}
 			})
 			if !ran {
@@ -117,11 +124,15 @@ func TestPriorityMatchesRealSlurm(t *testing.T) {
 				shares += r.shares
 				jobs += r.jobs
 				finished += r.finished
+				known += r.known
+				if r.known > 0 {
+					withKnown++
+				}
 			}
 		}
 	}
-	t.Logf("%d priority scenarios replayed (%d sshare rows, %d sprio rows; %d rows of finished jobs left out), %d agree with Slurm in every value (%d to the printed digit, %d within the recorded usage's two decimals: %d values)",
-		scenarios, shares, jobs, finished, agree, exact, agree-exact, near)
+	t.Logf("%d priority scenarios replayed (%d sshare rows, %d sprio rows; %d rows of finished jobs and %d known rows in %d scenarios left out), %d agree with Slurm in every value compared (%d to the printed digit, %d within the recorded usage's two decimals: %d values)",
+		scenarios, shares, jobs, finished, known, withKnown, agree, exact, agree-exact, near)
 }
 
 // prioReplay is one scenario's priority/multifactor.
@@ -136,6 +147,8 @@ type prioReplay struct {
 	// jobs the sshare and sprio rows compared; finished the sprio rows of
 	// finished jobs left out.
 	near, shares, jobs, finished int
+	// known counts the sprio rows of prioKnown left out.
+	known int
 }
 
 func newPrioReplay(slurmConf, sacctmgr, conf, setup string, assoc []string) (*prioReplay, error) {
@@ -408,7 +421,7 @@ func slurmMinutes(s string) (uint32, error) {
 
 // compareSprio computes every sprio row's factors at the decay thread's
 // run and compares them, normalized and weighted, with Slurm's.
-func (r *prioReplay) compareSprio(now int64, jobs []map[string]string, long, norm, weighted []string) ([]string, error) {
+func (r *prioReplay) compareSprio(scenario string, now int64, jobs []map[string]string, long, norm, weighted []string) ([]string, error) {
 	byID := map[string]map[string]string{}
 	for _, m := range jobs {
 		if m["JobId"] != "" {
@@ -438,6 +451,12 @@ func (r *prioReplay) compareSprio(now int64, jobs []map[string]string, long, nor
 		part, _, _ = strings.Cut(part, "|")
 		r.jobs++
 		rec, ok := byID[id]
+		if _, known := prioKnown[scenario+"/"+id]; known {
+			foreign[id] = true
+			r.jobs--
+			r.known++
+			continue
+		}
 		if cfg.Flags&priority.CalculateRunning != 0 && (!ok || (rec["JobState"] != "PENDING" && rec["JobState"] != "RUNNING")) {
 			// With CALCULATE_RUNNING sprio may list finished jobs
 			// slurmctld still holds (for MinJobAge): this scenario's
