@@ -9,6 +9,7 @@ require (
 	github.com/google/pprof v0.0.0-20260906184651-6331bc6350fe
 	github.com/spf13/cobra v1.10.2
 	github.com/valyala/fastjson v1.6.10
+	go.yaml.in/yaml/v3 v3.0.6
 	gonum.org/v1/plot v0.17.0
 )
 

@@ -130,6 +130,29 @@ func canonical(name string) string {
 // errUnknownField marks a field the reader does not know (a warning).
 var errUnknownField = fmt.Errorf("unknown field")
 
+// ErrUnknownField is what SetAssocField and SetQOSField return for a field
+// they do not know; readers report it as a warning.
+var ErrUnknownField = errUnknownField
+
+// SetAssocField sets one field of an association from its sacctmgr
+// spelling and text (GrpTRES "cpu=8", MaxJobs "4", QOS "normal,gpu",
+// DefaultQOS, Fairshare, MaxWall "2-00:00:00", legacy names such as
+// GrpCPUs too). The other fields of a sacctmgr user or account line
+// (Description, Organization, AdminLevel, Comment, ...) are accepted and
+// ignored. Call Finish after the last change.
+func (p *Policy) SetAssocField(a *Assoc, field, value string) error {
+	if userLineFields[strings.ToLower(field)] {
+		return nil
+	}
+	return p.setAssocField(a, field, value)
+}
+
+// SetQOSField sets one field of a QOS from its sacctmgr spelling and text
+// (Flags, Priority, GrpTRES, MaxJobsPerUser, MaxWall, UsageFactor, ...).
+func (p *Policy) SetQOSField(q *QOS, field, value string) error {
+	return p.setQOSField(q, field, value)
+}
+
 // setAssocField sets one association field from its sacctmgr text.
 func (p *Policy) setAssocField(a *Assoc, name, val string) error {
 	key := canonical(name)

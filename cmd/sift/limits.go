@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/nodesift/sift/inventory"
 	"github.com/nodesift/sift/limits"
 	"github.com/nodesift/sift/limits/acctpolicy"
+	"github.com/nodesift/sift/limits/yamlconf"
 	"github.com/nodesift/sift/sched"
 	"github.com/nodesift/sift/select/job"
 	"github.com/spf13/cobra"
@@ -64,8 +66,14 @@ func (f *limitsFlags) load(cmd *cobra.Command) (*limits.Policy, error) {
 	if err != nil {
 		return nil, invalidInput(fmt.Errorf("--tres: %w", err))
 	}
-	p, warns, err := limits.ReadDump(f.path, data, tl)
-	if err != nil {
+	var p *limits.Policy
+	var warns []limits.Warning
+	if isYAML(f.path) {
+		p, warns, err = yamlconf.Read(f.path, data, tl)
+		if err != nil {
+			return nil, invalidInput(withSource(string(data), err))
+		}
+	} else if p, warns, err = limits.ReadDump(f.path, data, tl); err != nil {
 		return nil, invalidInput(err)
 	}
 	if qosData != nil {
@@ -99,6 +107,13 @@ func (f *limitsFlags) load(cmd *cobra.Command) (*limits.Policy, error) {
 	return p, nil
 }
 
+// isYAML reports whether a --limits file is in sift's YAML form (by its
+// name: .yaml or .yml) rather than a sacctmgr dump.
+func isYAML(path string) bool {
+	ext := strings.ToLower(filepath.Ext(path))
+	return ext == ".yaml" || ext == ".yml"
+}
+
 // partitions adds the partitions of a slurm.conf --nodes (their QOS,
 // MaxTime, DefaultTime) to p.
 func (f *limitsFlags) partitions(cmd *cobra.Command, p *limits.Policy) error {
@@ -126,7 +141,8 @@ func newLimitsCmd() *cobra.Command {
 		Use:   "limits explain|check",
 		Short: "Show the association and QOS limits in effect for a job, or check a job against them",
 		Long: `limits reads an accounting policy as slurmdbd holds it: a 'sacctmgr dump' file (--limits; its QOS,
-Cluster, Parent, Account and User lines) and optionally 'sacctmgr show qos --parsable2' output
+Cluster, Parent, Account and User lines), or the same in sift's YAML form (--limits FILE.yaml or
+.yml; see README "Accounting limits"), and optionally 'sacctmgr show qos --parsable2' output
 (--limits-qos). Partition QOS come from --partition-qos or a slurm.conf --nodes.
 
   explain  print each limit in effect for a job of --user under --account (in --partition, with

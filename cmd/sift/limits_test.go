@@ -19,6 +19,9 @@ func TestLimitsGolden(t *testing.T) {
 		{"check-bad-job", []string{"limits", "check", "--limits", d + "spec-example.dump", "--user", "alice", "--account", "physics", "--job", "nodes=1,bogus=1"}},
 		{"missing-limits", []string{"limits", "explain", "--user", "alice", "--account", "physics"}},
 		{"bad-dump", []string{"limits", "explain", "--limits", d + "bad.dump", "--user", "alice", "--account", "physics"}},
+		// The same policy in sift's YAML form explains the same limits.
+		{"explain-spec-example-yaml", []string{"limits", "explain", "--limits", d + "spec-example.yaml", "--user", "alice", "--account", "physics", "--partition", "batch", "--partition-qos", "batch=pq"}},
+		{"bad-yaml", []string{"limits", "explain", "--limits", d + "bad.yaml", "--user", "alice", "--account", "physics"}},
 		{"schedule", []string{"schedule", "--nodes", d + "cluster.conf", "--jobs", d + "jobs.json", "--limits", d + "sched.dump", "--at", at}},
 		{"schedule-refused", []string{"schedule", "--nodes", d + "cluster.conf", "--jobs", d + "refused.json", "--limits", d + "sched.dump", "--at", at}},
 	}, nil)

@@ -66,7 +66,7 @@ pass's own stage (nodes withheld for higher-priority jobs, or reserved in backfi
 and the outcome. --bf-plan-ignores-constraints plans backfill as Slurm does, without the jobs' extra
 constraints. Times are Unix seconds, RFC 3339 or YYYY-MM-DDTHH:MM:SS (UTC).
 
---limits FILE (a 'sacctmgr dump' file, with --limits-qos, --tres, --enforce, --partition-qos as
+--limits FILE (a 'sacctmgr dump' file or its YAML form, FILE.yaml, with --limits-qos, --tres, --enforce, --partition-qos as
 in 'sift limits') enforces association and QOS limits as slurmctld's acct_policy does: a job a
 limit holds pends with the limit's reason (QOSMaxJobsPerUserLimit, AssocGrpCpuLimit, ...); running jobs count as usage.
 A job a limit refuses at submit is left out of the queue, as sbatch would fail, and listed.
