@@ -58,6 +58,9 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 		maxTests = max(int(cfg.BFMaxTime/cfg.BFTestCost), 1)
 	}
 	wall := q.wallStart()
+	// Scratch node sets, refilled for each job and will-run answer.
+	usableBits := ns.bits(q.cl.Usable)
+	baseBuf, availBuf, chosenBuf := newNodeBits(q.cl.N), newNodeBits(q.cl.N), newNodeBits(q.cl.N)
 	p.BackfillExit = "end of queue"
 recordLoop:
 	for _, r := range recs {
@@ -101,12 +104,13 @@ recordLoop:
 		if cfg.BFPlanIgnoresConstraints && len(req.Constraints) > 0 {
 			base = q.unconstrained(e, r.part)
 		}
-		baseBits := ns.bits(roaring.And(base, q.cl.Usable))
+		baseBits := baseBuf.fromRoaring(base)
+		baseBits.and(usableBits)
 		var required nodeBits
 		if req.RequiredSet != nil && !req.RequiredSet.IsEmpty() {
 			required = ns.bits(req.RequiredSet)
 		}
-		availBits := newNodeBits(q.cl.N)
+		availBits := availBuf
 		counted := false
 		laterStart := now
 		// Each round tests the job from startRes; a failure gives up on
@@ -159,7 +163,7 @@ recordLoop:
 			start := max(a.Start, startRes)
 			overlapTested := false
 			var st, endRes int64
-			chosen := ns.bits(a.Nodes)
+			chosen := chosenBuf.fromRoaring(a.Nodes)
 			if start > now {
 				st, endRes = ns.slotTime(start, limit)
 				if ns.overlaps(chosen, st, endRes) {

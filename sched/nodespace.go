@@ -15,6 +15,13 @@ func newNodeBits(n int) nodeBits { return make(nodeBits, (n+63)/64) }
 // fromRoaring fills s with r's members below len(s)*64.
 func (s nodeBits) fromRoaring(r *roaring.Bitmap) nodeBits {
 	clear(s)
+	if r.IsEmpty() {
+		return s
+	}
+	if int(r.Maximum()/64) < len(s) {
+		r.WriteDenseTo(s)
+		return s
+	}
 	it := r.Iterator()
 	for it.HasNext() {
 		id := it.Next()
@@ -25,7 +32,7 @@ func (s nodeBits) fromRoaring(r *roaring.Bitmap) nodeBits {
 	return s
 }
 
-func (s nodeBits) roaring() *roaring.Bitmap { return roaring.FromDense(s, true) }
+func (s nodeBits) roaring() *roaring.Bitmap { return roaring.FromDense(s, false) }
 
 func (s nodeBits) and(o nodeBits) {
 	for i := range s {

@@ -10,6 +10,10 @@ import (
 // and wholesale empty nodes), for differential tests.
 var slowPick, slowScan = false, false
 
+// fastPickSets is the number of runs above which fromRuns builds a
+// fastPick (a variable so that the differential test can lower it).
+var fastPickSets = 32
+
 // want is a request reduced to what the best fit reads.
 type want struct {
 	minCPUs    int
@@ -205,9 +209,10 @@ func (f *fit) fromRuns(sets []consecSet, spread cpuSpread) bool {
 	}
 	var fast *fastPick
 	for len(sets) > 0 && f.left.maxNodes > 0 {
-		if fast == nil && !spread.hetero && liveReq == 0 && !slowPick && !(w.contiguous && w.required != nil) {
+		if fast == nil && len(sets) > fastPickSets && !spread.hetero && liveReq == 0 && !slowPick && !(w.contiguous && w.required != nil) {
 			// Every set's CPUs grow with its nodes, so the scan of bestRun
-			// reduces to two ordered lookups (see fastPick).
+			// reduces to two ordered lookups (see fastPick); building them
+			// costs more than a scan of a few sets.
 			fast = f.p.newFastPick(sets)
 		}
 		var best int

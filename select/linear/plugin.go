@@ -629,7 +629,8 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bits.Set, now int64) (*job.Al
 
 // allocation builds the answer for the nodes in out.
 func (p *Plugin) allocation(r *job.Request, out bits.Set, total int, start int64, pre []uint32) *job.Allocation {
-	a := &job.Allocation{Nodes: out.Roaring(), TotalCPUs: total, Start: start, Preempted: pre}
+	a := &job.Allocation{Nodes: out.Roaring(), TotalCPUs: total, Start: start, Preempted: pre,
+		PerNode: make([]job.NodeAlloc, 0, out.Count())}
 	out.Each(func(id uint32) bool {
 		a.PerNode = append(a.PerNode, job.NodeAlloc{ID: id, CPUs: p.cl.CPUs[id], MemoryMB: p.allocMem(r, int(id)), GPUs: p.cl.GPUCount(id, r.GPUType)})
 		return true

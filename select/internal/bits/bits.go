@@ -34,17 +34,7 @@ func FromRoaring(b *roaring.Bitmap, n int) Set {
 }
 
 // Roaring returns the set as a roaring bitmap.
-func (s Set) Roaring() *roaring.Bitmap {
-	b := roaring.New()
-	for w, word := range s {
-		for word != 0 {
-			t := mbits.TrailingZeros64(word)
-			b.Add(uint32(w*64 + t))
-			word &= word - 1
-		}
-	}
-	return b
-}
+func (s Set) Roaring() *roaring.Bitmap { return roaring.FromDense(s, false) }
 
 // Has reports whether id is in the set.
 func (s Set) Has(id uint32) bool { return s[id>>6]&(1<<(id&63)) != 0 }
