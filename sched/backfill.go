@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -60,7 +61,7 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	wall := q.wallStart()
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
-	baseBuf, availBuf, chosenBuf := newNodeBits(q.cl.N), newNodeBits(q.cl.N), newNodeBits(q.cl.N)
+	baseBuf, availBuf, chosenBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
 	p.BackfillExit = "end of queue"
 recordLoop:
 	for _, r := range recs {
@@ -104,9 +105,9 @@ recordLoop:
 		if cfg.BFPlanIgnoresConstraints && len(req.Constraints) > 0 {
 			base = q.unconstrained(e, r.part)
 		}
-		baseBits := baseBuf.fromRoaring(base)
-		baseBits.and(usableBits)
-		var required nodeBits
+		baseBits := baseBuf.Fill(base)
+		baseBits.And(usableBits)
+		var required bitset.Set
 		if req.RequiredSet != nil && !req.RequiredSet.IsEmpty() {
 			required = ns.bits(req.RequiredSet)
 		}
@@ -131,9 +132,9 @@ recordLoop:
 			copy(availBits, baseBits)
 			laterStart = ns.usable(availBits, baseBits, startRes, endTime)
 			if q.traced != nil {
-				q.explain(e, "backfill", r.part, max(startRes, now), endTime, slotMask(availBits.roaring(), max(startRes, now), endTime))
+				q.explain(e, "backfill", r.part, max(startRes, now), endTime, slotMask(availBits.Roaring(), max(startRes, now), endTime))
 			}
-			if (required != nil && !required.subsetOf(availBits)) || availBits.count() < minN {
+			if (required != nil && !required.SubsetOf(availBits)) || availBits.Count() < minN {
 				if laterStart != 0 && !noReserve {
 					continue
 				}
@@ -144,7 +145,7 @@ recordLoop:
 				jobTests++
 				counted = true
 			}
-			avail := availBits.roaring()
+			avail := availBits.Roaring()
 			a, err := q.plugin.Select(req, avail, job.WillRun, max(startRes, now))
 			if err != nil {
 				if laterStart != 0 && !noReserve {
@@ -163,7 +164,7 @@ recordLoop:
 			start := max(a.Start, startRes)
 			overlapTested := false
 			var st, endRes int64
-			chosen := chosenBuf.fromRoaring(a.Nodes)
+			chosen := chosenBuf.Fill(a.Nodes)
 			if start > now {
 				st, endRes = ns.slotTime(start, limit)
 				if ns.overlaps(chosen, st, endRes) {
@@ -261,7 +262,7 @@ func (q *Queue) stretchLimit(e *entry, part string, ns *nodeSpace, now, minLimit
 	limit := fullLimit / 60
 	for k := 0; ; {
 		s := &ns.s[k]
-		if s.begin != now && s.begin < now+fullLimit && !nodes.subsetOf(s.avail) {
+		if s.begin != now && s.begin < now+fullLimit && !nodes.SubsetOf(s.avail) {
 			limit = min(limit, (s.begin-now)/60)
 		}
 		if k = s.next; k == 0 {

@@ -42,7 +42,7 @@ func TestAddReservationSplitsAndMerges(t *testing.T) {
 	var got []view
 	for j := 0; ; {
 		s := ns.s[j]
-		got = append(got, view{s.begin, s.end, bitsString(s.avail.roaring())})
+		got = append(got, view{s.begin, s.end, bitsString(s.avail.Roaring())})
 		if j = s.next; j == 0 {
 			break
 		}

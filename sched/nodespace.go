@@ -1,108 +1,15 @@
 package sched
 
 import (
-	"math/bits"
-
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/bitset"
 )
-
-// nodeBits is a dense node set, one bit per node id: the slot map ANDs
-// whole sets for every job it tests, which dense words do fastest.
-type nodeBits []uint64
-
-func newNodeBits(n int) nodeBits { return make(nodeBits, (n+63)/64) }
-
-// fromRoaring fills s with r's members below len(s)*64.
-func (s nodeBits) fromRoaring(r *roaring.Bitmap) nodeBits {
-	clear(s)
-	if r.IsEmpty() {
-		return s
-	}
-	if int(r.Maximum()/64) < len(s) {
-		r.WriteDenseTo(s)
-		return s
-	}
-	it := r.Iterator()
-	for it.HasNext() {
-		id := it.Next()
-		if int(id/64) < len(s) {
-			s[id/64] |= 1 << (id % 64)
-		}
-	}
-	return s
-}
-
-func (s nodeBits) roaring() *roaring.Bitmap { return roaring.FromDense(s, false) }
-
-func (s nodeBits) and(o nodeBits) {
-	for i := range s {
-		s[i] &= o[i]
-	}
-}
-
-// span is the range of words holding s's members (0, 0 when empty).
-func (s nodeBits) span() (lo, hi int) {
-	for lo < len(s) && s[lo] == 0 {
-		lo++
-	}
-	hi = len(s)
-	for hi > lo && s[hi-1] == 0 {
-		hi--
-	}
-	if lo == hi {
-		return 0, 0
-	}
-	return lo, hi
-}
-
-// andAny is and, reporting whether any member is left.
-func (s nodeBits) andAny(o nodeBits) bool {
-	var any uint64
-	for i := range s {
-		s[i] &= o[i]
-		any |= s[i]
-	}
-	return any != 0
-}
-
-func (s nodeBits) andNot(o nodeBits) {
-	for i := range s {
-		s[i] &^= o[i]
-	}
-}
-
-func (s nodeBits) count() int {
-	n := 0
-	for _, w := range s {
-		n += bits.OnesCount64(w)
-	}
-	return n
-}
-
-func (s nodeBits) equal(o nodeBits) bool {
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// subsetOf reports whether every member of s is in o.
-func (s nodeBits) subsetOf(o nodeBits) bool {
-	for i := range s {
-		if s[i]&^o[i] != 0 {
-			return false
-		}
-	}
-	return true
-}
 
 // slot is one entry of backfill's node_space_map_t: from begin to end,
 // avail are the nodes not reserved for any job.
 type slot struct {
 	begin, end int64
-	avail      nodeBits
+	avail      bitset.Set
 	next       int // index of the next slot; 0 ends the list
 }
 
@@ -145,11 +52,11 @@ func (ns *nodeSpace) from(t int64) int {
 // newNodeSpace is the initial map: one slot from now rounded down to the
 // resolution to the window's end, with the nodes in avail.
 func newNodeSpace(now, window, res int64, n int, avail *roaring.Bitmap) *nodeSpace {
-	return &nodeSpace{res: res, n: n, s: []slot{{begin: now / res * res, end: (now + window) / res * res, avail: newNodeBits(n).fromRoaring(avail)}}}
+	return &nodeSpace{res: res, n: n, s: []slot{{begin: now / res * res, end: (now + window) / res * res, avail: bitset.New(n).Fill(avail)}}}
 }
 
 // bits converts r to the map's dense form.
-func (ns *nodeSpace) bits(r *roaring.Bitmap) nodeBits { return newNodeBits(ns.n).fromRoaring(r) }
+func (ns *nodeSpace) bits(r *roaring.Bitmap) bitset.Set { return bitset.New(ns.n).Fill(r) }
 
 // slotTime is _set_slot_time: the reservation of a job starting at start
 // for limit seconds, rounded to the resolution (start down, end up).
@@ -162,7 +69,7 @@ func (ns *nodeSpace) slotTime(start, limit int64) (int64, int64) {
 // returns the index of the new slot that starts at t.
 func (ns *nodeSpace) split(j int, t int64) int {
 	i := len(ns.s)
-	ns.s = append(ns.s, slot{begin: t, end: ns.s[j].end, avail: append(nodeBits(nil), ns.s[j].avail...), next: ns.s[j].next})
+	ns.s = append(ns.s, slot{begin: t, end: ns.s[j].end, avail: append(bitset.Set(nil), ns.s[j].avail...), next: ns.s[j].next})
 	ns.s[j].end = t
 	ns.s[j].next = i
 	return i
@@ -171,7 +78,7 @@ func (ns *nodeSpace) split(j int, t int64) int {
 // add is _add_reservation: split the slots at start and end and take nodes
 // out of every slot in between, then merge one adjacent pair of slots whose
 // nodes became identical.
-func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
+func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 	ns.dirty = true
 	start = max(start, ns.s[0].begin)
 	if end < start+ns.res {
@@ -205,7 +112,7 @@ func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
 		if end < ns.s[j].end {
 			ns.split(j, end)
 		}
-		ns.s[j].avail.andNot(nodes)
+		ns.s[j].avail.AndNot(nodes)
 		if end == ns.s[j].end {
 			if ns.s[j].next != 0 {
 				oneAfter = ns.s[j].next
@@ -218,7 +125,7 @@ func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
 		if k == 0 {
 			break
 		}
-		if !ns.s[i].avail.equal(ns.s[k].avail) {
+		if !ns.s[i].avail.Equal(ns.s[k].avail) {
 			i = k
 			continue
 		}
@@ -230,14 +137,14 @@ func (ns *nodeSpace) add(start, end int64, nodes nodeBits) {
 
 // overlaps is _test_resv_overlap: whether nodes, used from start to end,
 // collide with a reservation in the map.
-func (ns *nodeSpace) overlaps(nodes nodeBits, start, end int64) bool {
-	lo, hi := nodes.span()
+func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
+	lo, hi := nodes.Span()
 	for _, j := range ns.order[ns.from(start):] {
 		s := &ns.s[j]
 		if s.begin >= end {
 			return false
 		}
-		if !nodes[lo:hi].subsetOf(s.avail[lo:hi]) {
+		if !nodes[lo:hi].SubsetOf(s.avail[lo:hi]) {
 			return true
 		}
 	}
@@ -248,7 +155,7 @@ func (ns *nodeSpace) overlaps(nodes nodeBits, start, end int64) bool {
 // [start, end] and returns later_start: the end of the first overlapping
 // slot after which more nodes are free, 0 if none (the slot walk of
 // _attempt_backfill). orig is avail as it came in; scratch is reused.
-func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
+func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) int64 {
 	var later int64
 	// The slots ending by start change nothing.
 	k := ns.from(start)
@@ -258,7 +165,7 @@ func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
 	// Outside the words where orig has members avail is empty and stays
 	// so, and orig adds nothing to later_start: a partition's nodes are
 	// often one range of ids.
-	lo, hi := orig.span()
+	lo, hi := orig.Span()
 	for j := ns.order[k]; ; {
 		s := &ns.s[j]
 		if s.end > start && s.next != 0 && later == 0 {
@@ -274,7 +181,7 @@ func (ns *nodeSpace) usable(avail, orig nodeBits, start, end int64) int64 {
 		switch {
 		case s.end <= start:
 		case s.begin <= end:
-			if !avail[lo:hi].andAny(s.avail[lo:hi]) && later != 0 {
+			if !avail[lo:hi].AndAny(s.avail[lo:hi]) && later != 0 {
 				// Nothing is left to narrow, and later_start is known.
 				return later
 			}

@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/bitset"
 )
 
 // plainUsable is nodeSpace.usable without its early return: the slot walk
 // of _attempt_backfill as written.
-func (ns *nodeSpace) plainUsable(avail, orig nodeBits, start, end int64) int64 {
+func (ns *nodeSpace) plainUsable(avail, orig bitset.Set, start, end int64) int64 {
 	var later int64
 	for j := 0; ; {
 		s := &ns.s[j]
@@ -26,7 +27,7 @@ func (ns *nodeSpace) plainUsable(avail, orig nodeBits, start, end int64) int64 {
 		switch {
 		case s.end <= start:
 		case s.begin <= end:
-			avail.and(s.avail)
+			avail.And(s.avail)
 		default:
 			if n := s.next; later == 0 && n != 0 && ns.s[n].next != 0 {
 				later = ns.s[n].end
@@ -40,9 +41,9 @@ func (ns *nodeSpace) plainUsable(avail, orig nodeBits, start, end int64) int64 {
 }
 
 // plainOverlaps is nodeSpace.overlaps walking every slot from slot 0.
-func (ns *nodeSpace) plainOverlaps(nodes nodeBits, start, end int64) bool {
+func (ns *nodeSpace) plainOverlaps(nodes bitset.Set, start, end int64) bool {
 	for j := 0; ; {
-		if ns.s[j].end > start && ns.s[j].begin < end && !nodes.subsetOf(ns.s[j].avail) {
+		if ns.s[j].end > start && ns.s[j].begin < end && !nodes.SubsetOf(ns.s[j].avail) {
 			return true
 		}
 		if j = ns.s[j].next; j == 0 {
@@ -66,7 +67,7 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 		ns := newNodeSpace(now, 20000, res, n, all)
 		for k := r.IntN(40); k > 0; k-- {
 			if r.IntN(4) == 0 {
-				probe := newNodeBits(n)
+				probe := bitset.New(n)
 				if ns.usable(probe, probe, now+int64(r.IntN(15000)), now+int64(r.IntN(20000))) < 0 {
 					t.Fatal("negative later_start")
 				}
@@ -81,7 +82,7 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 			ns.add(st, end, ns.bits(nodes))
 		}
 		for k := 0; k < 20; k++ {
-			orig := newNodeBits(n)
+			orig := bitset.New(n)
 			for id := 0; id < n; id++ {
 				if r.IntN(4) != 0 {
 					orig[id/64] |= 1 << (id % 64)
@@ -92,7 +93,7 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 			fast, plain := slices.Clone(orig), slices.Clone(orig)
 			lf := ns.usable(fast, orig, start, end)
 			lp := ns.plainUsable(plain, orig, start, end)
-			if lf != lp || !fast.equal(plain) {
+			if lf != lp || !fast.Equal(plain) {
 				t.Fatalf("round %d [%d, %d]: usable gives %d %v, the plain walk %d %v", round, start, end, lf, fast, lp, plain)
 			}
 			if a, b := ns.overlaps(orig, start, end), ns.plainOverlaps(orig, start, end); a != b {

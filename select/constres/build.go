@@ -1,7 +1,7 @@
 package constres
 
 import (
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -9,7 +9,7 @@ import (
 // them for whole-node jobs, else block or cyclic over the sockets, reference
 // §2.6), the memory (reference §2.3 step 7) and the GPUs. st nil ignores
 // allocations.
-func (p *Plugin) build(st *state, r *job.Request, pk *pick, free bits.Set, start int64) (*job.Allocation, error) {
+func (p *Plugin) build(st *state, r *job.Request, pk *pick, free bitset.Set, start int64) (*job.Allocation, error) {
 	a := &job.Allocation{Start: start}
 	whole := p.nodeReqOf(r) == crReserved
 	cpus := pk.cpus
@@ -71,7 +71,7 @@ func (p *Plugin) build(st *state, r *job.Request, pk *pick, free bits.Set, start
 
 // pickCores chooses k free cores of node id: block fills socket 0 first,
 // cyclic takes one core from each socket in turn.
-func (p *Plugin) pickCores(id uint32, k int, free bits.Set, d job.Distribution) []int {
+func (p *Plugin) pickCores(id uint32, k int, free bitset.Set, d job.Distribution) []int {
 	lo := p.coreOff[id]
 	sockets, cps := p.cl.Sockets[id], p.cl.CoresPerSocket[id]
 	isFree := func(c int) bool { return free == nil || free.Has(uint32(lo+c)) }

@@ -1,7 +1,7 @@
 package constres
 
 import (
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -349,7 +349,7 @@ func (p *Plugin) blockSync(r *job.Request) bool {
 // the free ones (free nil: all), and returns them in increasing order with
 // the CPUs the job then holds there. ok is false when the free cores are
 // too few.
-func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bits.Set) (cores []int, held int, ok bool) {
+func (p *Plugin) syncCores(r *job.Request, id uint32, cpus int, free bitset.Set) (cores []int, held int, ok bool) {
 	lo := p.coreOff[id]
 	sockets, cps := p.cl.Sockets[id], p.cl.CoresPerSocket[id]
 	vpus := p.coreCPUs(r, id)

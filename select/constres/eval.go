@@ -3,7 +3,7 @@ package constres
 import (
 	"slices"
 
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -39,7 +39,7 @@ func enoughNodes(avail, rem, min, req int) bool {
 // (nil: ignored). Its steps: eligibility, the one-node path, the required
 // nodes, the runs of eligible nodes, and, while nodes are still needed, the
 // best run and the nodes taken from it.
-func (p *Plugin) selectNodes(st *state, r *job.Request, cand bits.Set, free bits.Set) (*pick, bool) {
+func (p *Plugin) selectNodes(st *state, r *job.Request, cand bitset.Set, free bitset.Set) (*pick, bool) {
 	var s selection
 	if !s.eligibility(p, st, r, cand, free) {
 		return nil, false
@@ -95,9 +95,9 @@ func (n *need) met() bool { return n.nodes <= 0 && n.cpus <= 0 && n.gpus <= 0 }
 type selection struct {
 	p        *Plugin
 	r        *job.Request
-	eligible bits.Set
-	required bits.Set // nil when the job names no required nodes
-	chosen   bits.Set
+	eligible bitset.Set
+	required bitset.Set // nil when the job names no required nodes
+	chosen   bitset.Set
 
 	minN, maxN, reqN int  // node counts of the request
 	minCPUs          int  // CPUs of the whole job
@@ -109,11 +109,11 @@ type selection struct {
 // eligibility fills avail and availGPU for the candidates, keeps those that
 // can run the job, and reports whether the job's node counts and required
 // nodes can be met by them at all.
-func (s *selection) eligibility(p *Plugin, st *state, r *job.Request, cand bits.Set, free bits.Set) bool {
+func (s *selection) eligibility(p *Plugin, st *state, r *job.Request, cand bitset.Set, free bitset.Set) bool {
 	s.p, s.r = p, r
 	cpt := r.CPUsPerTaskOr1()
 	s.minN, s.maxN, s.reqN = r.NodeCounts(cand.Count())
-	s.eligible = bits.New(p.cl.N)
+	s.eligible = bitset.New(p.cl.N)
 	n := 0
 	whole := p.nodeReqOf(r) == crReserved
 	cand.Each(func(id uint32) bool {
@@ -126,7 +126,7 @@ func (s *selection) eligibility(p *Plugin, st *state, r *job.Request, cand bits.
 		return true
 	})
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
-		s.required = bits.FromRoaring(r.RequiredSet, p.cl.N)
+		s.required = bitset.FromRoaring(r.RequiredSet, p.cl.N)
 		if !s.required.SubsetOf(s.eligible) {
 			return false
 		}
@@ -189,7 +189,7 @@ func (s *selection) start() {
 	if r.GPUsPerJob > 0 {
 		s.left.nodes = min(s.minN, s.reqN)
 	}
-	s.chosen = bits.New(s.p.cl.N)
+	s.chosen = bitset.New(s.p.cl.N)
 	clear(s.p.use)
 }
 
@@ -417,7 +417,7 @@ func otherRequired(sets []cset) bool {
 }
 
 // picked lists the chosen nodes with the CPUs and GPUs taken on each.
-func (p *Plugin) picked(r *job.Request, chosen bits.Set) *pick {
+func (p *Plugin) picked(r *job.Request, chosen bitset.Set) *pick {
 	n := chosen.Count()
 	pk := &pick{nodes: make([]uint32, 0, n), cpus: make([]int, 0, n), gpus: make([]int, 0, n)}
 	chosen.Each(func(id uint32) bool {

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/nodesift/sift/index"
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -166,7 +166,7 @@ func lifecycle(t *testing.T, seed1, seed2 uint64) {
 			// Without preemption the first will-run test is run-now's, so a
 			// job that fits now starts now; one that does not never gets a
 			// start of now.
-			c := bits.FromRoaring(cl.Snap.Live(), cl.N)
+			c := bitset.FromRoaring(cl.Snap.Live(), cl.N)
 			c.And(p.usable)
 			_, _, plain := p.fit(p.st, q, c)
 			// As in Slurm, a multi-core job can pass _can_job_run_on_node's

@@ -6,15 +6,15 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
 func nodesOf(ids []uint32) *roaring.Bitmap { return roaring.BitmapOf(ids...) }
 
 // coreBits marks rec's cores in a core bitset.
-func (p *Plugin) coreBits(rec *record) bits.Set {
-	s := bits.New(p.totalCores())
+func (p *Plugin) coreBits(rec *record) bitset.Set {
+	s := bitset.New(p.totalCores())
 	for i, id := range rec.nodes {
 		for _, c := range rec.cores[i] {
 			s.Add(uint32(p.coreOff[id] + c))
@@ -50,7 +50,7 @@ func (p *Plugin) place(st *state, rec *record, restoring bool) error {
 			return fmt.Errorf("row %d beyond the partition's %d", rec.row, p.numRows(rec.partition))
 		}
 		for len(pr.rows) <= rec.row {
-			pr.rows = append(pr.rows, bits.New(p.totalCores()))
+			pr.rows = append(pr.rows, bitset.New(p.totalCores()))
 			pr.jobs = append(pr.jobs, 0)
 		}
 		if pr.rows[rec.row].Intersects(cb) {
@@ -70,7 +70,7 @@ func (p *Plugin) place(st *state, rec *record, restoring bool) error {
 		if len(pr.rows) >= p.numRows(rec.partition) {
 			return errors.New("every row of the partition already holds one of these cores")
 		}
-		pr.rows = append(pr.rows, bits.New(p.totalCores()))
+		pr.rows = append(pr.rows, bitset.New(p.totalCores()))
 		pr.jobs = append(pr.jobs, 0)
 		row = len(pr.rows) - 1
 	}
@@ -235,7 +235,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	}
 	rec := &record{id: r.ID, partition: r.Partition, nodeReq: p.nodeReqOf(r), preemptable: r.Preemptable,
 		priority: r.Priority, start: a.Start, end: endOf(r, a.Start)}
-	nodes := bits.New(p.cl.N)
+	nodes := bitset.New(p.cl.N)
 	for i, na := range a.PerNode {
 		if int(na.ID) >= p.cl.N || !p.usable.Has(na.ID) {
 			return fail(fmt.Errorf("node %d is not usable", na.ID))
@@ -274,7 +274,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 
 // verifyShare applies the node-state part of _verify_node_state, for a job
 // of node requirement req in partition part, to every node of s.
-func (p *Plugin) verifyShare(st *state, req int32, part string, s bits.Set) bool {
+func (p *Plugin) verifyShare(st *state, req int32, part string, s bitset.Set) bool {
 	ok := true
 	s.Each(func(id uint32) bool {
 		ok = p.stateAllows(st, req, part, id)
@@ -347,7 +347,7 @@ func (p *Plugin) Resume(id uint32) error {
 	if !j.suspended {
 		return lifecycleError("resume", id, errors.New("not suspended"))
 	}
-	s := bits.New(p.cl.N)
+	s := bitset.New(p.cl.N)
 	for _, n := range j.nodes {
 		s.Add(n)
 	}
@@ -402,7 +402,7 @@ func (p *Plugin) Expand(from, to uint32) error {
 		}
 	}
 	sortRecord(m)
-	ns := bits.New(p.cl.N)
+	ns := bitset.New(p.cl.N)
 	for _, id := range m.nodes {
 		ns.Add(id)
 	}
@@ -472,7 +472,7 @@ func (p *Plugin) Reserve(n int, cand *roaring.Bitmap) (*roaring.Bitmap, error) {
 		return nil, errorf(true, "a reservation needs at least one node")
 	}
 	r := &job.Request{MinNodes: n, MaxNodes: n, ReqNodes: n, Exclusive: true, MemPerNodeSet: true}
-	c := bits.FromRoaring(cand, p.cl.N)
+	c := bitset.FromRoaring(cand, p.cl.N)
 	c.And(p.usable)
 	pk, _, ok := p.fit(p.st, r, c)
 	if !ok {

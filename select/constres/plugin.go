@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -55,7 +55,7 @@ type Plugin struct {
 	st  *state
 	rel *releaseChain // will-run's view of st, rebuilt when st changes
 
-	usable  bits.Set
+	usable  bitset.Set
 	coreOff []int // node id -> its first core in core bitmaps; len N+1
 	// per-request scratch
 	avail    []int // usable CPUs per node
@@ -71,7 +71,7 @@ var _ job.Plugin = (*Plugin)(nil)
 
 // New returns a plugin with no jobs over cl.
 func New(cl *job.Cluster, cfg Config) *Plugin {
-	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N),
+	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bitset.FromRoaring(cl.Usable, cl.N),
 		coreOff: make([]int, cl.N+1), avail: make([]int, cl.N), availGPU: make([]int, cl.N), use: make([]int, cl.N), gpuUse: make([]int, cl.N)}
 	for id := 0; id < cl.N; id++ {
 		p.coreOff[id+1] = p.coreOff[id] + cl.Cores(uint32(id))
@@ -160,7 +160,7 @@ func (p *Plugin) freeGPUs(st *state, id uint32, typ string) int {
 }
 
 // verifyNodeState is _verify_node_state (reference §2.3 step 0).
-func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool {
+func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bitset.Set) bool {
 	req := p.nodeReqOf(r)
 	cpt := r.CPUsPerTaskOr1()
 	rate := p.memRate(r)
@@ -201,7 +201,7 @@ func (p *Plugin) verifyNodeState(st *state, r *job.Request, cand bits.Set) bool 
 // canRun is _can_job_run_on_node (reference §2.4): the CPUs and GPUs node id
 // offers the job given the free cores; st nil means ignore allocations.
 // whole is nodeReqOf(r) == crReserved, worked out once by the caller.
-func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bits.Set, whole bool) (cpus, gpus int) {
+func (p *Plugin) canRun(st *state, r *job.Request, id uint32, free bitset.Set, whole bool) (cpus, gpus int) {
 	cores := p.cl.Cores(id)
 	lo := p.coreOff[id]
 	fc := cores
@@ -350,11 +350,11 @@ func (p *Plugin) allocSize(id uint32) int {
 
 // Select implements job.Plugin.
 func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now int64) (*job.Allocation, error) {
-	all := bits.FromRoaring(cand, p.cl.N)
+	all := bitset.FromRoaring(cand, p.cl.N)
 	if r.ExcludedSet != nil {
-		all.AndNot(bits.FromRoaring(r.ExcludedSet, p.cl.N))
+		all.AndNot(bitset.FromRoaring(r.ExcludedSet, p.cl.N))
 	}
-	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bits.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
+	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bitset.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
 		return nil, &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
 	}
 	if mode == job.TestOnly {
@@ -376,7 +376,7 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
 			// job_start_data tests a job with a node list on those
 			// nodes only.
-			req := bits.FromRoaring(r.RequiredSet, p.cl.N)
+			req := bitset.FromRoaring(r.RequiredSet, p.cl.N)
 			all.And(req)
 			usable.And(req)
 		}
@@ -414,7 +414,7 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 }
 
 // testOnly is "test 0" on every configured node (reference §2.3 step 2).
-func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error) {
+func (p *Plugin) testOnly(r *job.Request, cand bitset.Set) (*job.Allocation, error) {
 	pk, ok := p.selectNodes(nil, r, cand, nil)
 	if !ok {
 		return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
@@ -423,13 +423,13 @@ func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error
 }
 
 // fit runs _job_test's tests 1 and 4 on st (reference §2.3 steps 3-6).
-func (p *Plugin) fit(st *state, r *job.Request, cand bits.Set) (*pick, bits.Set, bool) {
+func (p *Plugin) fit(st *state, r *job.Request, cand bitset.Set) (*pick, bitset.Set, bool) {
 	return p.fitFree(st, r, cand, nil)
 }
 
 // fitFree is fit with test 1's free cores (those in no row of st) given,
 // or computed when free1 is nil. free1 is only read.
-func (p *Plugin) fitFree(st *state, r *job.Request, cand bits.Set, free1 bits.Set) (*pick, bits.Set, bool) {
+func (p *Plugin) fitFree(st *state, r *job.Request, cand bitset.Set, free1 bitset.Set) (*pick, bitset.Set, bool) {
 	c := cand.Clone()
 	if !p.verifyNodeState(st, r, c) {
 		return nil, nil, false
@@ -515,7 +515,7 @@ func (p *Plugin) fitFree(st *state, r *job.Request, cand bits.Set, free1 bits.Se
 }
 
 // freeCores is the cores in no row of st.
-func (p *Plugin) freeCores(st *state) bits.Set {
+func (p *Plugin) freeCores(st *state) bitset.Set {
 	free := p.allCores()
 	for _, pr := range st.parts {
 		for _, row := range pr.rows {
@@ -525,8 +525,8 @@ func (p *Plugin) freeCores(st *state) bits.Set {
 	return free
 }
 
-func (p *Plugin) allCores() bits.Set {
-	s := bits.New(p.totalCores())
+func (p *Plugin) allCores() bitset.Set {
+	s := bitset.New(p.totalCores())
 	for i := range s {
 		s[i] = ^uint64(0)
 	}
@@ -536,7 +536,7 @@ func (p *Plugin) allCores() bits.Set {
 	return s
 }
 
-func (p *Plugin) runNow(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	if pk, free, ok := p.fit(p.st, r, cand); ok {
 		return p.build(p.st, r, pk, free, now)
 	}
@@ -563,14 +563,14 @@ func (p *Plugin) preemptCandidates(st *state, r *job.Request) []*record {
 
 // preempt removes candidates one at a time until the job fits, then redoes
 // the walk once with the enabling job first (as select/linear does).
-func (p *Plugin) preempt(r *job.Request, cand bits.Set, now int64) (*job.Allocation, bool) {
+func (p *Plugin) preempt(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, bool) {
 	victims := p.preemptCandidates(p.st, r)
 	order := victims
 	for pass := 0; pass < 2 && len(order) > 0; pass++ {
 		exp := p.st.dup()
 		found := -1
 		var pk *pick
-		var free bits.Set
+		var free bitset.Set
 		for k, v := range order {
 			p.removeJob(exp, v, p.cfg.PreemptMode != job.Suspend)
 			var ok bool
@@ -606,7 +606,7 @@ func (p *Plugin) preempt(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 // the state, release the running jobs in end-time batches and refit after
 // each. willRun gives the same answers faster; this is its reference, and
 // the path taken with preemption.
-func (p *Plugin) willRunPlain(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	if pk, free, ok := p.fit(p.st, r, cand); ok {
 		return p.build(p.st, r, pk, free, now)
 	}

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 )
 
 // Node requirements of a job (Slurm's NODE_CR_*): summed per node, so at
@@ -36,7 +36,7 @@ type record struct {
 // partRows is one partition's rows: each the union of the cores of the jobs
 // placed in it.
 type partRows struct {
-	rows []bits.Set
+	rows []bitset.Set
 	jobs []int // jobs per row
 }
 

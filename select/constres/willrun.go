@@ -3,7 +3,7 @@ package constres
 import (
 	"slices"
 
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -24,16 +24,16 @@ type releaseChain struct {
 	// free is the cores in no row of base; freeAny the nodes with one:
 	// only they can hold a job that does not share before any job is
 	// released.
-	free    bits.Set
-	freeAny bits.Set
+	free    bitset.Set
+	freeAny bitset.Set
 	// nodeJobs lists, per node, the indexes in running of the jobs on it,
 	// increasing.
 	nodeJobs [][]int32
 	// scratch is base with some jobs released for one test, scratchFree
 	// its cores in no row; both return to base after the test.
 	scratch     *state
-	scratchFree bits.Set
-	scratchRows []bits.Set // every row of scratch
+	scratchFree bitset.Set
+	scratchRows []bitset.Set // every row of scratch
 	released    []bool     // per running index: released in scratch
 	done        []int32    // the released indexes, reused
 	coreMasks   [][]coreMask
@@ -65,7 +65,7 @@ func (p *Plugin) chain() *releaseChain {
 		return 0
 	})
 	free := p.freeCores(p.st)
-	freeAny := bits.New(p.cl.N)
+	freeAny := bitset.New(p.cl.N)
 	for id := 0; id < p.cl.N; id++ {
 		if free.CountRange(p.coreOff[id], p.coreOff[id+1]) > 0 {
 			freeAny.Add(uint32(id))
@@ -124,13 +124,13 @@ func (p *Plugin) stateAt(c *releaseChain, n int) *state {
 // share: it needs minN nodes with a free core, and only the nodes with a
 // free core before any release or held by a released job can have one.
 type nodeBound struct {
-	cand  bits.Set
-	seen  bits.Set // candidates that may have a free core
+	cand  bitset.Set
+	seen  bitset.Set // candidates that may have a free core
 	count int      // members of seen
 	minN  int
 }
 
-func newNodeBound(c *releaseChain, r *job.Request, cand bits.Set) *nodeBound {
+func newNodeBound(c *releaseChain, r *job.Request, cand bitset.Set) *nodeBound {
 	minN, _, _ := r.NodeCounts(0)
 	seen := c.freeAny.Clone()
 	seen.And(cand)
@@ -158,7 +158,7 @@ func (b *nodeBound) mayFit() bool { return b.count >= b.minN }
 // fail), and, when it has a maximum node count, with only the candidates
 // that can have a free core (the others cannot be chosen). With preemption
 // it is willRunPlain.
-func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	if p.cfg.Preempt {
 		return p.willRunPlain(r, cand, now)
 	}
@@ -171,7 +171,7 @@ func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocat
 	// candidates, so all of them are fitted; with one, only those that can
 	// have a free core, which are all the fit could choose.
 	narrow := r.MaxNodes > 0
-	fitCand := func() bits.Set {
+	fitCand := func() bitset.Set {
 		if narrow {
 			return bound.seen
 		}
@@ -258,7 +258,7 @@ func (c *releaseChain) startOf(a *job.Allocation, n int, now int64) int64 {
 // on a node of seen; those are released. Fit reads the state of its
 // candidates only, for a job that does not share, so it answers there as
 // on _will_run_test's copy.
-func (p *Plugin) releaseFor(c *releaseChain, seen bits.Set, n int) (*state, bits.Set, func()) {
+func (p *Plugin) releaseFor(c *releaseChain, seen bitset.Set, n int) (*state, bitset.Set, func()) {
 	if c.scratch == nil {
 		c.scratch, c.scratchFree = c.base.dup(), c.free.Clone()
 		// Releases never add rows, so this list stays the scratch's.
@@ -385,7 +385,7 @@ func (p *Plugin) unrelease(c *releaseChain, k int32) {
 
 // willRunShared is willRun for a job that shares cores (test 3 and 4 of
 // fit read every row), on full copies of the state from the chain.
-func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	if pk, free, ok := p.fit(p.st, r, cand); ok {
 		return p.build(p.st, r, pk, free, now)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/index"
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -32,7 +32,7 @@ func willRunAgrees(t *testing.T, seed uint64) {
 			q := randomRequest(r, 1000+step, cl.N)
 			q.Partition = parts[r.IntN(2)]
 			q.TimeLimit = time.Duration(1+r.IntN(20)) * time.Minute
-			cand := bits.FromRoaring(cl.Partitions[q.Partition].Nodes, cl.N)
+			cand := bitset.FromRoaring(cl.Partitions[q.Partition].Nodes, cl.N)
 			cand.And(p.usable)
 			if r.IntN(3) == 0 {
 				cand.Each(func(id uint32) bool {
@@ -167,7 +167,7 @@ func TestWillRunChainStaysBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cand := bits.FromRoaring(cl.Snap.Live(), cl.N)
+	cand := bitset.FromRoaring(cl.Snap.Live(), cl.N)
 	for at := int64(0); at < 64*3600; at += 1800 {
 		q := &job.Request{ID: 1000, Partition: "p", MinNodes: 8, NTasks: 8 * 64, TimeLimit: time.Hour}
 		fast, ferr := p.willRun(q, cand.Clone(), at)

@@ -3,7 +3,7 @@ package linear
 import (
 	"slices"
 
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 )
 
 // slowPick and slowScan disable the fast paths (fastPick; word-level runs
@@ -20,7 +20,7 @@ type want struct {
 	cpuCap     int // ntasks-per-node x cpus-per-task, 0 for none
 	perCore    int // ntasks-per-core x cpus-per-task, 0 for none
 	contiguous bool
-	required   bits.Set // nil when the job names no required nodes
+	required   bitset.Set // nil when the job names no required nodes
 }
 
 // consecSet is one run of consecutive candidate ids.
@@ -61,7 +61,7 @@ func (p *Plugin) availCPUs(w *want, id int) int {
 // eligibility, the runs of candidates (required nodes taken on the way),
 // the heterogeneous shortcut, and, while nodes are still needed, the best
 // run and the nodes taken from it.
-func (p *Plugin) jobTest(w *want, cand, out bits.Set, minN, maxN, reqN int) (int, bool) {
+func (p *Plugin) jobTest(w *want, cand, out bitset.Set, minN, maxN, reqN int) (int, bool) {
 	out.Clear()
 	if cand.Count() < minN {
 		return 0, false
@@ -107,7 +107,7 @@ func (n *need) met() bool { return n.nodes <= 0 && n.cpus <= 0 }
 type fit struct {
 	p          *Plugin
 	w          *want
-	out        bits.Set
+	out        bitset.Set
 	minN, reqN int
 	left       need
 }
@@ -130,7 +130,7 @@ func (f *fit) add(id uint32, avail int) {
 
 // uniformRuns lists the runs of candidates when every node offers the same
 // CPUs and no node is required: runs come straight from the words.
-func (f *fit) uniformRuns(cand bits.Set) ([]consecSet, cpuSpread) {
+func (f *fit) uniformRuns(cand bitset.Set) ([]consecSet, cpuSpread) {
 	a := f.p.uniformCPUs
 	if f.w.cpuCap > 0 && a > f.w.cpuCap {
 		a = f.w.cpuCap
@@ -147,7 +147,7 @@ func (f *fit) uniformRuns(cand bits.Set) ([]consecSet, cpuSpread) {
 // runs lists the runs of consecutive candidates node by node and takes the
 // required nodes (while nodes are allowed) on the way: they mark their run
 // but are not counted in it.
-func (f *fit) runs(cand bits.Set) ([]consecSet, cpuSpread) {
+func (f *fit) runs(cand bitset.Set) ([]consecSet, cpuSpread) {
 	w := f.w
 	sets := f.p.sets[:0]
 	cur := consecSet{req: -1}
@@ -307,7 +307,7 @@ func (f *fit) take(id int) bool {
 // heterogeneous is the shortcut of reference §1.4 step 4: ignore runs and
 // take the candidates with the most CPUs (ties: highest id) until the node
 // and CPU needs are met. Unlike Slurm it never adds non-candidates.
-func (f *fit) heterogeneous(cand bits.Set) (int, bool) {
+func (f *fit) heterogeneous(cand bitset.Set) (int, bool) {
 	p, w := f.p, f.w
 	ids := p.ids[:0]
 	cand.Each(func(id uint32) bool {

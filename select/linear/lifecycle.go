@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -37,11 +37,11 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 			exp.jobs[v] = sj
 		}
 	}
-	want := bits.FromRoaring(a.Nodes, p.cl.N)
+	want := bitset.FromRoaring(a.Nodes, p.cl.N)
 	if want.Count() != int(a.Nodes.GetCardinality()) {
 		return fail(errors.New("allocation names nodes outside the cluster"))
 	}
-	got := bits.New(p.cl.N)
+	got := bitset.New(p.cl.N)
 	p.countBitmap(exp, r, want, got, p.maxShare(r)-1, noShareLimit, job.RunNow)
 	okNodes := want.Clone()
 	okNodes.And(p.usable)
@@ -183,7 +183,7 @@ func (p *Plugin) Reserve(n int, cand *roaring.Bitmap) (*roaring.Bitmap, error) {
 		return nil, &job.Unsatisfied{Never: true, Reason: "a reservation needs at least one node"}
 	}
 	r := &job.Request{MinNodes: n, MaxNodes: n, ReqNodes: n, Exclusive: true}
-	c := bits.FromRoaring(cand, p.cl.N)
+	c := bitset.FromRoaring(cand, p.cl.N)
 	c.And(p.usable)
 	a, err := p.runNowTiers(r, c, 0)
 	if err != nil {

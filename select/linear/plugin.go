@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -39,11 +39,11 @@ type Plugin struct {
 	st  *state
 	rel *releaseChain // will-run's view of st, rebuilt when st changes
 
-	usable bits.Set
-	live   bits.Set
+	usable bitset.Set
+	live   bitset.Set
 	// tierSet are slurmctld's node sets: the nodes of each distinct node
 	// configuration, lightest weight first.
-	tierSet []bits.Set
+	tierSet []bitset.Set
 	// uniformCPUs is every live node's CPU count when they all agree, else
 	// 0; minCPUs and minMem are the smallest over live nodes.
 	uniformCPUs, minCPUs int
@@ -51,8 +51,8 @@ type Plugin struct {
 	// scratch, reused between calls
 	sets []consecSet
 	ids  []uint32
-	tmp  bits.Set
-	bufs [5]bits.Set
+	tmp  bitset.Set
+	bufs [5]bitset.Set
 }
 
 // Scratch set slots; a call chain never uses one slot for two live sets.
@@ -65,9 +65,9 @@ const (
 )
 
 // buf returns scratch slot i, emptied.
-func (p *Plugin) buf(i int) bits.Set {
+func (p *Plugin) buf(i int) bitset.Set {
 	if len(p.bufs[i]) != (p.cl.N+63)/64 {
-		p.bufs[i] = bits.New(p.cl.N)
+		p.bufs[i] = bitset.New(p.cl.N)
 	}
 	p.bufs[i].Clear()
 	return p.bufs[i]
@@ -77,8 +77,8 @@ var _ job.Plugin = (*Plugin)(nil)
 
 // New returns a plugin with no jobs over cl.
 func New(cl *job.Cluster, cfg Config) *Plugin {
-	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bits.FromRoaring(cl.Usable, cl.N)}
-	live := bits.FromRoaring(cl.Snap.Live(), cl.N)
+	p := &Plugin{cl: cl, cfg: cfg, st: newState(cl.N), usable: bitset.FromRoaring(cl.Usable, cl.N)}
+	live := bitset.FromRoaring(cl.Snap.Live(), cl.N)
 	byConf := map[nodeConfig]int{}
 	var weights []uint32
 	p.minCPUs, p.minMem = int(^uint(0)>>1), ^uint64(0)
@@ -89,7 +89,7 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 		if !ok {
 			i = len(p.tierSet)
 			byConf[key] = i
-			p.tierSet = append(p.tierSet, bits.New(cl.N))
+			p.tierSet = append(p.tierSet, bitset.New(cl.N))
 			weights = append(weights, cl.Weight[id])
 		}
 		p.tierSet[i].Add(id)
@@ -112,7 +112,7 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(weights[a], weights[b]) })
-	sets := make([]bits.Set, len(order))
+	sets := make([]bitset.Set, len(order))
 	for k, i := range order {
 		sets[k] = p.tierSet[i]
 	}
@@ -162,7 +162,7 @@ func (p *Plugin) wantOf(r *job.Request, minN int) *want {
 		w.perCore = min(r.NTasksPerCore*r.CPUsPerTaskOr1(), 1<<30)
 	}
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
-		w.required = bits.FromRoaring(r.RequiredSet, p.cl.N)
+		w.required = bitset.FromRoaring(r.RequiredSet, p.cl.N)
 	}
 	return w
 }
@@ -197,7 +197,7 @@ func (p *Plugin) allocMem(r *job.Request, id int) uint64 {
 // countBitmap is Slurm's _job_count_bitmap (reference §1.3): out = the nodes
 // of in that can take the job with at most runCnt running and totCnt total
 // jobs already on them. It returns the count kept.
-func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bits.Set, runCnt, totCnt int, mode job.Mode) int {
+func (p *Plugin) countBitmap(st *state, r *job.Request, in, out bitset.Set, runCnt, totCnt int, mode job.Mode) int {
 	cpt := r.CPUsPerTaskOr1()
 	kept := 0
 	todo := in
@@ -283,9 +283,9 @@ func (p *Plugin) emptyNodesFit(r *job.Request, mode job.Mode) bool {
 }
 
 // scratch returns a reusable copy of s.
-func (p *Plugin) scratch(s bits.Set) bits.Set {
+func (p *Plugin) scratch(s bitset.Set) bitset.Set {
 	if len(p.tmp) != len(s) {
-		p.tmp = bits.New(p.cl.N)
+		p.tmp = bitset.New(p.cl.N)
 	}
 	p.tmp.Copy(s)
 	return p.tmp
@@ -312,13 +312,13 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		if int(cand.Maximum()) < p.cl.N {
 			cand.WriteDenseTo(all)
 		} else {
-			all.Copy(bits.FromRoaring(cand, p.cl.N))
+			all.Copy(bitset.FromRoaring(cand, p.cl.N))
 		}
 	}
 	if r.ExcludedSet != nil {
-		all.AndNot(bits.FromRoaring(r.ExcludedSet, p.cl.N))
+		all.AndNot(bitset.FromRoaring(r.ExcludedSet, p.cl.N))
 	}
-	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bits.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
+	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bitset.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
 		return nil, &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
 	}
 	if part := p.cl.Partitions[r.Partition]; part != nil && r.NTasksPerCore > 0 {
@@ -350,7 +350,7 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
 			// job_start_data tests a job with a node list on those
 			// nodes only.
-			all.And(bits.FromRoaring(r.RequiredSet, p.cl.N))
+			all.And(bitset.FromRoaring(r.RequiredSet, p.cl.N))
 		}
 		usable := p.buf(bufUsable)
 		usable.Copy(all)
@@ -377,7 +377,7 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 }
 
 // testOnly is _test_only (reference §1.5): capacity only, memory ignored.
-func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error) {
+func (p *Plugin) testOnly(r *job.Request, cand bitset.Set) (*job.Allocation, error) {
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	f := p.buf(bufFilter)
 	if p.countBitmap(p.st, r, cand, f, noShareLimit, noShareLimit, job.TestOnly) < minN {
@@ -394,12 +394,12 @@ func (p *Plugin) testOnly(r *job.Request, cand bits.Set) (*job.Allocation, error
 // runNowTiers is node_scheduler's weight loop for linear (reference §1.7):
 // add node weight tiers lightest first and try a run-now test whenever the
 // accumulated nodes could hold the job; preemption only on the last tier.
-func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.Allocation, error) {
+func (p *Plugin) runNowTiers(r *job.Request, usable bitset.Set, now int64) (*job.Allocation, error) {
 	weights := p.tiers(usable)
 	minN, _, reqN := r.NodeCounts(usable.Count())
 	acc := p.buf(bufAcc)
 	if r.RequiredSet != nil {
-		acc.Or(bits.FromRoaring(r.RequiredSet, p.cl.N))
+		acc.Or(bitset.FromRoaring(r.RequiredSet, p.cl.N))
 		acc.And(usable)
 	}
 	var victims []*record
@@ -433,8 +433,8 @@ func (p *Plugin) runNowTiers(r *job.Request, usable bits.Set, now int64) (*job.A
 }
 
 // tiers returns the weight tiers holding nodes of s, lightest first.
-func (p *Plugin) tiers(s bits.Set) []bits.Set {
-	var out []bits.Set
+func (p *Plugin) tiers(s bitset.Set) []bitset.Set {
+	var out []bitset.Set
 	for _, t := range p.tierSet {
 		if t.Intersects(s) {
 			out = append(out, t)
@@ -457,7 +457,7 @@ func (p *Plugin) preemptCandidates(r *job.Request) []*record {
 }
 
 // runNow is _run_now (reference §1.5).
-func (p *Plugin) runNow(r *job.Request, cand bits.Set, now int64, victims []*record) (*job.Allocation, bool) {
+func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64, victims []*record) (*job.Allocation, bool) {
 	maxShare := p.maxShare(r)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	w := p.wantOf(r, minN)
@@ -532,7 +532,7 @@ func (p *Plugin) runNow(r *job.Request, cand bits.Set, now int64, victims []*rec
 
 // findJobMate is _find_job_mate: a running job of the same size and shape
 // whose nodes r can share exactly.
-func (p *Plugin) findJobMate(r *job.Request, w *want, cand bits.Set, reqN int) *record {
+func (p *Plugin) findJobMate(r *job.Request, w *want, cand bitset.Set, reqN int) *record {
 	for _, j := range p.st.sortedJobs() {
 		if j.suspended || len(j.nodes) != reqN || j.totalCPUs < w.minCPUs || j.contiguous != r.Contiguous {
 			continue
@@ -563,7 +563,7 @@ func (p *Plugin) findJobMate(r *job.Request, w *want, cand bits.Set, reqN int) *
 // the running jobs one at a time in end order and recount the candidates
 // after each. willRun gives the same answers faster; this is its
 // reference, and the path taken with preemption.
-func (p *Plugin) willRunPlain(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	maxRun := max(p.maxShare(r)-1, 1)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	w := p.wantOf(r, minN)
@@ -628,7 +628,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bits.Set, now int64) (*job.Al
 }
 
 // allocation builds the answer for the nodes in out.
-func (p *Plugin) allocation(r *job.Request, out bits.Set, total int, start int64, pre []uint32) *job.Allocation {
+func (p *Plugin) allocation(r *job.Request, out bitset.Set, total int, start int64, pre []uint32) *job.Allocation {
 	a := &job.Allocation{Nodes: out.Roaring(), TotalCPUs: total, Start: start, Preempted: pre,
 		PerNode: make([]job.NodeAlloc, 0, out.Count())}
 	out.Each(func(id uint32) bool {

@@ -3,7 +3,7 @@ package linear
 import (
 	"slices"
 
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 )
 
 // record is one job the plugin holds (Slurm's job_resources for linear).
@@ -37,14 +37,14 @@ type state struct {
 	jobs map[uint32]*record
 	// clean marks the nodes with no job and no memory charged; held the
 	// nodes an exclusive job holds.
-	clean, held bits.Set
+	clean, held bitset.Set
 	// gen counts changes, so that will-run's release chain knows when it
 	// is stale.
 	gen uint64
 }
 
 func newState(n int) *state {
-	s := &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}, clean: bits.New(n), held: bits.New(n)}
+	s := &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}, clean: bitset.New(n), held: bitset.New(n)}
 	for i := 0; i < n; i++ {
 		s.clean.Add(uint32(i))
 	}

@@ -3,7 +3,7 @@ package linear
 import (
 	"slices"
 
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -21,7 +21,7 @@ type releaseChain struct {
 	// changed, which go back to base's values after the test.
 	scratch *state
 	touched []uint32
-	marked  bits.Set
+	marked  bitset.Set
 	// freed holds, per running-job count a node may share with
 	// (maxRun), the nodes in the order releases free them; see freedAt.
 	freed map[int]*freeOrder
@@ -56,7 +56,7 @@ func (p *Plugin) chain() *releaseChain {
 	st := p.st
 	p.rel = &releaseChain{base: st, gen: st.gen, running: running,
 		scratch: &state{mem: slices.Clone(st.mem), excl: slices.Clone(st.excl), run: slices.Clone(st.run), tot: slices.Clone(st.tot)},
-		marked:  bits.New(p.cl.N), freed: map[int]*freeOrder{}}
+		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}}
 	return p.rel
 }
 
@@ -141,7 +141,7 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 // release counts when memory is not consumable, else on scratch books);
 // the best fit reads nothing else of the state. With preemption it is
 // willRunPlain.
-func (p *Plugin) willRun(r *job.Request, cand bits.Set, now int64) (*job.Allocation, error) {
+func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	if p.cfg.Preempt {
 		return p.willRunPlain(r, cand, now)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
-	"github.com/nodesift/sift/select/internal/bits"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -63,7 +63,7 @@ func willRunAgrees(t *testing.T, seed uint64) {
 		}
 		for k := 0; k < 6; k++ {
 			q := request(1000 + step)
-			cand := bits.FromRoaring(cl.Snap.Live(), cl.N)
+			cand := bitset.FromRoaring(cl.Snap.Live(), cl.N)
 			cand.And(p.usable)
 			if r.IntN(3) == 0 {
 				cand.Each(func(id uint32) bool {

@@ -1,4 +1,4 @@
-package bits
+package bitset
 
 import (
 	mbits "math/bits"
@@ -26,6 +26,27 @@ func FromRoaring(b *roaring.Bitmap, n int) Set {
 	for it.HasNext() {
 		id := it.Next()
 		if int(id) >= n {
+			break
+		}
+		s.Add(id)
+	}
+	return s
+}
+
+// Fill makes s the members of b below len(s)*64 and returns it.
+func (s Set) Fill(b *roaring.Bitmap) Set {
+	clear(s)
+	if b == nil || b.IsEmpty() {
+		return s
+	}
+	if int(b.Maximum()/64) < len(s) {
+		b.WriteDenseTo(s)
+		return s
+	}
+	it := b.Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		if int(id/64) >= len(s) {
 			break
 		}
 		s.Add(id)
@@ -96,6 +117,41 @@ func (s Set) SubsetOf(o Set) bool {
 		}
 	}
 	return true
+}
+
+// AndAny is And, reporting whether any member is left.
+func (s Set) AndAny(o Set) bool {
+	var any uint64
+	for i := range s {
+		s[i] &= o[i]
+		any |= s[i]
+	}
+	return any != 0
+}
+
+// Equal reports whether s and o have the same members (o at least as long).
+func (s Set) Equal(o Set) bool {
+	for i := range s {
+		if s[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Span is the range of words holding s's members, (0, 0) when empty.
+func (s Set) Span() (lo, hi int) {
+	for lo < len(s) && s[lo] == 0 {
+		lo++
+	}
+	hi = len(s)
+	for hi > lo && s[hi-1] == 0 {
+		hi--
+	}
+	if lo == hi {
+		return 0, 0
+	}
+	return lo, hi
 }
 
 // Intersects reports whether s and o share a member.
