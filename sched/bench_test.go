@@ -76,13 +76,17 @@ func BenchmarkMainPass(b *testing.B) {
 			s := benchCluster(b, sz.nodes)
 			b.ReportAllocs()
 			var p *Pass
+			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				q := benchQueue(b, s, sz.jobs, DefaultConfig())
 				p = &Pass{}
 				b.StartTimer()
+				c0 := cpuTime()
 				q.MainPass(1_000_000, true, p)
+				cpu += cpuTime() - c0
 			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(p.MainTested), "records-tested")
 			b.ReportMetric(float64(len(p.Started)), "started")
 		})
@@ -99,15 +103,19 @@ func BenchmarkBackfill(b *testing.B) {
 			cfg.BFMaxJobTest = sz.jobs
 			b.ReportAllocs()
 			tested, started := 0, 0
+			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				q := benchQueue(b, s, sz.jobs, cfg)
 				q.MainPass(1_000_000, true, &Pass{})
 				p := &Pass{}
 				b.StartTimer()
+				c0 := cpuTime()
 				q.BackfillPass(1_000_000, p)
+				cpu += cpuTime() - c0
 				tested, started = p.BackfillTested, len(p.Started)
 			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(tested), "jobs-tested")
 			b.ReportMetric(float64(started), "started")
 		})
@@ -174,14 +182,18 @@ func BenchmarkSimPass(b *testing.B) {
 			}
 			b.ReportAllocs()
 			var p *Pass
+			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				q := simQueue(b, s, sz.pending)
 				p = &Pass{}
 				b.StartTimer()
+				c0 := cpuTime()
 				q.MainPass(1_000_000, true, p)
 				q.BackfillPass(1_000_000, p)
+				cpu += cpuTime() - c0
 			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 			b.ReportMetric(float64(p.BackfillTested), "bf-tested")
 			b.ReportMetric(float64(p.Reserved), "reserved")
 			b.ReportMetric(float64(len(p.Started)), "started")
