@@ -34,8 +34,8 @@ type releaseChain struct {
 	scratch     *state
 	scratchFree bitset.Set
 	scratchRows []bitset.Set // every row of scratch
-	released    []bool     // per running index: released in scratch
-	done        []int32    // the released indexes, reused
+	released    []bool       // per running index: released in scratch
+	done        []int32      // the released indexes, reused
 	coreMasks   [][]coreMask
 	states      []releaseState
 	clock       uint64
@@ -126,7 +126,7 @@ func (p *Plugin) stateAt(c *releaseChain, n int) *state {
 type nodeBound struct {
 	cand  bitset.Set
 	seen  bitset.Set // candidates that may have a free core
-	count int      // members of seen
+	count int        // members of seen
 	minN  int
 }
 
