@@ -266,3 +266,65 @@ func TestNodeLimitRefusesAtSubmit(t *testing.T) {
 		}
 	}
 }
+
+// TestMinPrioThresholdDoesNotBlockPartition: under sched/builtin a job
+// that cannot start keeps lower jobs of its partition from starting; with
+// its QOS's MinPrioThreshold above its priority it does not, as
+// acct_policy_get_prio_thresh replaces bf_min_prio_reserve in
+// job_scheduler.c's main loop. No recording: from the code at 284c3b95.
+func TestMinPrioThresholdDoesNotBlockPartition(t *testing.T) {
+	for _, tc := range []struct {
+		thresh uint32
+		want   string
+	}{{0, "PENDING Priority"}, {1000, "RUNNING None"}} {
+		p := labPolicy(t)
+		p.QOS("small").MaxTRESPerUser = make(limits.Vector, p.TRES.Len())
+		for i := range p.QOS("small").MaxTRESPerUser {
+			p.QOS("small").MaxTRESPerUser[i] = limits.Infinite64
+		}
+		p.QOS("small").MinPrioThreshold = tc.thresh
+		var nodes []index.Node
+		for i := 1; i <= 2; i++ {
+			nodes = append(nodes, index.Node{Name: fmt.Sprintf("n%d", i), CPUs: 8, MemoryMB: 16000, Partitions: []string{"p"}})
+		}
+		snap, err := index.Build(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl := job.NewCluster(snap)
+		h, err := New(p, map[string]sched.Partition{"p": {}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := sched.NewQueue(sched.Options{Cluster: cl, Plugin: constres.New(cl, constres.Config{}),
+			Scheduler: sched.Builtin{}, Config: sched.DefaultConfig(), Limits: h})
+		now := int64(1_800_000_000)
+		// Job 1 runs on n1; job 2 (priority 100) wants both nodes; job 3
+		// (priority 50) fits on n2.
+		specs := []struct {
+			prio uint32
+			req  job.Request
+		}{{200, job.Request{MinNodes: 1, NTasks: 8}}, {100, job.Request{MinNodes: 2, NTasks: 16}}, {50, job.Request{MinNodes: 1, NTasks: 4}}}
+		var jobs []*sched.Job
+		for i, s := range specs {
+			r := s.req
+			j := &sched.Job{ID: uint32(i + 1), User: "labuser", Account: "lab", Partitions: []string{"p"},
+				Priority: s.prio, TimeLimit: time.Hour, Request: &r}
+			if err := q.Submit(j, false, now); err != nil {
+				t.Fatal(err)
+			}
+			jobs = append(jobs, j)
+			if i == 0 {
+				if _, err := q.Schedule(now); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if _, err := q.Schedule(now); err != nil {
+			t.Fatal(err)
+		}
+		if got := jobs[2].State.String() + " " + jobs[2].ReasonText(); got != tc.want {
+			t.Errorf("MinPrioThreshold=%d: job 3 %s, want %s", tc.thresh, got, tc.want)
+		}
+	}
+}
