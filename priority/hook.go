@@ -46,8 +46,12 @@ func niced(p int64, nice int32) uint32 {
 // passed) recomputes the pending jobs' priorities at the last
 // calculation time.
 type Hook struct {
-	M    *Multifactor
-	jobs map[uint32]*Job
+	M *Multifactor
+	// AccrueTime, when set, is when a job began to accrue age (a limits
+	// hook's, which counts accrue limits in its queue builds, e.g.
+	// acctpolicy.Hook.AccrueTime); otherwise M.Accrue decides.
+	AccrueTime func(id uint32) int64
+	jobs       map[uint32]*Job
 }
 
 var _ sched.Priority = (*Hook)(nil)
@@ -141,7 +145,13 @@ func (h *Hook) Refresh(jobs []*sched.Job, now int64) {
 		pj.Held = j.Priority == 0
 		pending = append(pending, pj)
 	}
-	h.M.Accrue.Update(pending, now)
+	if h.AccrueTime != nil {
+		for _, pj := range pending {
+			pj.Accrue = h.AccrueTime(pj.ID)
+		}
+	} else {
+		h.M.Accrue.Update(pending, now)
+	}
 	last := h.M.Usage.LastRan
 	h.M.Usage.Advance(now)
 	at := h.M.Usage.LastRan

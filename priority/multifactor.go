@@ -156,13 +156,14 @@ func (m *Multifactor) Bind(j *Job) error {
 	if len(j.Partitions) > 0 {
 		part = j.Partitions[0]
 	}
+	j.part = m.parts[part]
+	j.assoc, j.qos, j.node = nil, nil, nil
 	lj := &limits.Job{ID: j.ID, User: j.User, Account: j.Account, Partition: part, QOS: j.QOS}
 	if err := m.Policy.Bind(lj); err != nil {
 		return &BindError{JobID: j.ID, Err: err}
 	}
 	j.assoc, j.qos = lj.Assoc(), lj.JobQOS()
 	j.node = m.Shares.Node(j.assoc)
-	j.part = m.parts[part]
 	if j.assoc == nil {
 		return &BindError{JobID: j.ID, Err: limits.ErrInvalidAccount}
 	}

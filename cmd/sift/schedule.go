@@ -190,7 +190,9 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 						return invalidInput(fmt.Errorf("%s: %w", jobsPath, err))
 					}
 					chargeHistory(m, pjobs, now)
-					opts.Priority = priority.NewHook(m)
+					ph := priority.NewHook(m)
+					ph.AccrueTime = h.AccrueTime
+					opts.Priority = ph
 				}
 			}
 			if prioType == "basic" {
