@@ -65,10 +65,16 @@ func (h *Hook) Job(id uint32) *Job { return h.jobs[id] }
 // job makes or refreshes the priority view of a scheduler job.
 func (h *Hook) job(j *sched.Job) *Job {
 	pj := h.jobs[j.ID]
+	if pj != nil && pj.bound == j.Partition {
+		// Only what a pass changes; the request and binding stay.
+		pj.Eligible, pj.Running, pj.Nice = j.Eligible, j.State == sched.Running, j.Nice
+		return pj
+	}
 	if pj == nil {
 		pj = &Job{ID: j.ID}
 		h.jobs[j.ID] = pj
 	}
+	pj.bound = j.Partition
 	pj.User, pj.Account, pj.QOS, pj.Nice = j.User, j.Account, j.QOS, j.Nice
 	pj.Partitions = j.Partitions
 	pj.Submit, pj.Eligible = j.Submit, j.Eligible

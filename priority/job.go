@@ -44,6 +44,8 @@ type Job struct {
 	// looked up once by Bind.
 	node *Node
 	part *Partition
+	// bound is the scheduler partition the hook last built the job for.
+	bound string
 	// accrueHeld marks the job as counted against accrue limits.
 	accrueHeld bool
 }

@@ -164,6 +164,9 @@ func (m *Multifactor) Bind(j *Job) error {
 	}
 	j.assoc, j.qos = lj.Assoc(), lj.JobQOS()
 	j.node = m.Shares.Node(j.assoc)
+	if j.Account == "" && j.assoc != nil {
+		j.Account = j.assoc.Account // the user's DefaultAccount
+	}
 	if j.assoc == nil {
 		return &BindError{JobID: j.ID, Err: limits.ErrInvalidAccount}
 	}

@@ -187,7 +187,7 @@ func Run(tr *workload.Trace, opt Options) (*Result, error) {
 		r.partNodes++
 	}
 	r.q = sched.NewQueue(sched.Options{Cluster: opt.Cluster, Plugin: opt.Plugin, Scheduler: sch, Config: opt.Config,
-		Partitions: opt.Partitions, DefMemPerCPU: opt.DefMemPerCPU, MaxMemPerCPU: opt.MaxMemPerCPU})
+		Partitions: opt.Partitions, DefMemPerCPU: opt.DefMemPerCPU, MaxMemPerCPU: opt.MaxMemPerCPU, Priority: opt.Priority})
 	n := len(tr.Jobs)
 	r.order = make([]int, n)
 	for i := range r.order {

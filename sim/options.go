@@ -142,6 +142,9 @@ type Options struct {
 	Overrun    Overrun
 	// NodeEvents take nodes down and up during the run.
 	NodeEvents []NodeEvent
+	// Priority, when set, is the queue's priority plugin (see
+	// sched.Options); without it jobs keep FIFO priorities.
+	Priority sched.Priority
 	// WallClock, when set, times the run and every scheduler pass (for the
 	// metrics only; no decision reads it). Tests leave it nil or pass a
 	// fake so that every output is deterministic.
