@@ -32,6 +32,7 @@ type simFlags struct {
 	nodes                               nodesFlags
 	trace, policy, overrun, alloc, part string
 	jsonOut, jobsOut, params, estimate  string
+	plotDir                             string
 	seed                                uint64
 	synthJobs                           int
 	keepCancelled                       bool
@@ -41,7 +42,7 @@ type simFlags struct {
 func newSimCmd() *cobra.Command {
 	f := &simFlags{knobs: make([]string, len(scheduleKnobs))}
 	cmd := &cobra.Command{
-		Use:   "sim [--trace FILE] [--nodes FILE|synthetic:N|header|header:cpus] [--policy fifo|builtin|backfill] [knob flags] [--json out.json] [--jobs-out FILE] [--seed S] [--overrun kill|run]",
+		Use:   "sim [--trace FILE] [--nodes FILE|synthetic:N|header|header:cpus] [--policy fifo|builtin|backfill] [knob flags] [--json out.json] [--jobs-out FILE] [--plot DIR] [--seed S] [--overrun kill|run]",
 		Short: "Replay a workload through sift's scheduler and report waits, slowdowns, utilization and speed",
 		Long: `sim replays a workload through the scheduler sift schedule runs (slurmctld's main pass, then
 sched/builtin or sched/backfill) as a discrete-event simulation: jobs are submitted at their
@@ -63,7 +64,8 @@ one-CPU nodes); otherwise synthetic:` + fmt.Sprint(inventory.DefaultSyntheticNod
 (select/linear), --alloc cpu its CPUs (select/cons_tres). Jobs go to --partition, by default
 the inventory's default partition, else its largest. Memory requests are not simulated.
 
-It prints the metrics; --json writes them as JSON, --jobs-out every job (CSV, or JSON Lines when
+It prints the metrics; --plot DIR draws the queue and the utilization over time and the CDF of
+waits as SVG files (gonum/plot), --json writes the metrics as JSON, --jobs-out every job (CSV, or JSON Lines when
 the name ends in .jsonl or .json: submit, eligible, start and end in seconds from the trace's
 start, nodes, CPUs, state, whether backfill started it, and its pending reasons over time).
 Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
@@ -80,6 +82,7 @@ Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
 	fl.StringVar(&f.estimate, "estimate", "runtime", "time limit of a job the trace gives none: runtime, fixed:TIME or none")
 	fl.BoolVar(&f.keepCancelled, "keep-cancelled", false, "replay cancelled jobs that ran (the readers skip every cancelled job by default)")
 	fl.StringVar(&f.jsonOut, "json", "", "write the metrics as JSON to this file")
+	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory: queue.svg, utilization.svg, wait-cdf.svg")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write every job's outcome to this file: CSV, or JSON Lines for .jsonl/.json")
 	fl.StringVar(&f.params, "scheduler-parameters", "", "SchedulerParameters, e.g. bf_window=2880,bf_resolution=300 (default: the slurm.conf's)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic workload")
@@ -176,6 +179,11 @@ func (f *simFlags) run(cmd *cobra.Command) error {
 	}
 	if f.jobsOut != "" {
 		if err := writeJobs(f.jobsOut, res.Jobs); err != nil {
+			return err
+		}
+	}
+	if f.plotDir != "" {
+		if err := writeSimPlots(f.plotDir, res); err != nil {
 			return err
 		}
 	}

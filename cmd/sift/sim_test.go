@@ -106,3 +106,20 @@ func TestSimInvalidInput(t *testing.T) {
 		t.Errorf("missing trace: exit %d, %s", code, errOut)
 	}
 }
+
+// TestSimPlots: --plot writes the three SVG files.
+func TestSimPlots(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, code := runCLI("sim", "--trace", "testdata/sim/known.swf", "--plot", dir); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"queue.svg", "utilization.svg", "wait-cdf.svg"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), "<svg") || !strings.Contains(string(b), "</svg>") {
+			t.Fatalf("%s is not an SVG document: %.200s", name, b)
+		}
+	}
+}
