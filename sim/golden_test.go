@@ -19,7 +19,7 @@ var update = flag.Bool("update", false, "rewrite the golden metrics")
 const sharedTraces = "../../shared/data/traces"
 
 // goldenJobs is how many jobs of each log the golden runs replay.
-const goldenJobs = 200
+const goldenJobs = 100
 
 // TestGoldenMetricsOnRealTraceSlices: the first jobs of each real log,
 // replayed with FIFO and with backfill on the header's machine with whole
