@@ -403,7 +403,16 @@ func (l *lab) runPrio(s *PrioScenario) error {
 	if err := l.clear(); err != nil {
 		return err
 	}
-	return l.sacctmgr(s.Cleanup)
+	// slurmdbd may not have the cancelled jobs' end yet ("Job(s) active,
+	// cancel job(s) before remove"): try again for a while.
+	var err error
+	for range 30 {
+		if err = l.sacctmgr(s.Cleanup); err == nil || !strings.Contains(err.Error(), "Job(s) active") {
+			return err
+		}
+		time.Sleep(time.Second)
+	}
+	return err
 }
 
 // reportLines splits a report into its lines, exactly as printed (only
