@@ -405,12 +405,10 @@ func (l *lab) runPrio(s *PrioScenario) error {
 	}
 	// slurmdbd may not have the cancelled jobs' end yet ("Job(s) active,
 	// cancel job(s) before remove"): try again for a while.
-	var err error
-	for range 30 {
-		if err = l.sacctmgr(s.Cleanup); err == nil || !strings.Contains(err.Error(), "Job(s) active") {
-			return err
-		}
+	err = l.sacctmgr(s.Cleanup)
+	for try := 0; try < 30 && err != nil && strings.Contains(err.Error(), "Job(s) active"); try++ {
 		time.Sleep(time.Second)
+		err = l.sacctmgr(s.Cleanup)
 	}
 	return err
 }
