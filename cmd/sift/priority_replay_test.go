@@ -31,8 +31,6 @@ type prioRecording struct {
 			SprioNorm     []string `json:"sprio_norm"`
 			SprioWeighted []string `json:"sprio_weighted"`
 			Sshare        []string `json:"sshare"`
-			SshareBefore  []string `json:"sshare_before"`
-			DecayBefore   int64    `json:"decay_before"`
 			Usage         []string `json:"usage"`
 			UsageBefore   []string `json:"usage_before"`
 			Assoc         []string `json:"assoc"`
