@@ -52,12 +52,38 @@ type Hook struct {
 	// acctpolicy.Hook.AccrueTime); otherwise M.Accrue decides.
 	AccrueTime func(id uint32) int64
 	jobs       map[uint32]*Job
+	// running are the jobs Observe saw start and not yet end.
+	running map[uint32]*sched.Job
 }
 
 var _ sched.Priority = (*Hook)(nil)
 
 // NewHook returns the hook over m.
-func NewHook(m *Multifactor) *Hook { return &Hook{M: m, jobs: map[uint32]*Job{}} }
+func NewHook(m *Multifactor) *Hook {
+	return &Hook{M: m, jobs: map[uint32]*Job{}, running: map[uint32]*sched.Job{}}
+}
+
+// Observe builds the usage history from a queue a caller drives (a
+// simulator's Observe, called before each Tick with p nil and after it):
+// a job seen running begins at its start, one that finished since ends
+// at its end, so fair-share follows what ran.
+func (h *Hook) Observe(_ int64, q *sched.Queue, p *sched.Pass) {
+	for id, j := range h.running {
+		if j.State.Finished() {
+			h.End(j, j.End)
+			delete(h.running, id)
+		}
+	}
+	if p == nil {
+		return
+	}
+	for _, j := range q.Jobs() {
+		if j.State == sched.Running && h.running[j.ID] == nil {
+			h.running[j.ID] = j
+			h.Begin(j, j.Start)
+		}
+	}
+}
 
 // Job is the priority job of scheduler job id (nil if none).
 func (h *Hook) Job(id uint32) *Job { return h.jobs[id] }

@@ -20,31 +20,6 @@ import (
 
 const shared = "../../shared/data"
 
-// replayUsage feeds the hook's usage from the simulation: a job that
-// started since the last look begins, one that finished ends at its end.
-type replayUsage struct {
-	h       *priority.Hook
-	running map[uint32]*sched.Job
-}
-
-func (u *replayUsage) observe(now int64, q *sched.Queue, p *sched.Pass) {
-	for id, j := range u.running {
-		if j.State.Finished() {
-			u.h.End(j, j.End)
-			delete(u.running, id)
-		}
-	}
-	if p == nil {
-		return
-	}
-	for _, j := range q.Jobs() {
-		if j.State == sched.Running && u.running[j.ID] == nil {
-			u.running[j.ID] = j
-			u.h.Begin(j, j.Start)
-		}
-	}
-}
-
 // replayPolicy is an association tree with one account per group (or one
 // "all" account) and one user association per trace user, Fairshare=1.
 func replayPolicy(t *testing.T, tr *workload.Trace) *limits.Policy {
@@ -139,8 +114,7 @@ func replay(t *testing.T, name string, tr *workload.Trace, nodes []index.Node, p
 				t.Fatal(err)
 			}
 			h := priority.NewHook(m)
-			u := &replayUsage{h: h, running: map[uint32]*sched.Job{}}
-			opt.Priority, opt.Observe = h, u.observe
+			opt.Priority, opt.Observe = h, h.Observe
 		}
 		res, err := sim.Run(tr, opt)
 		if err != nil {
@@ -279,8 +253,7 @@ func TestSimMultifactorFavoursTheLighterUser(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := priority.NewHook(m)
-			u := &replayUsage{h: h, running: map[uint32]*sched.Job{}}
-			opt.Priority, opt.Observe = h, u.observe
+			opt.Priority, opt.Observe = h, h.Observe
 		}
 		res, err := sim.Run(tr, opt)
 		if err != nil {

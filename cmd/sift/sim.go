@@ -16,6 +16,8 @@ import (
 
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
+	"github.com/nodesift/sift/limits"
+	"github.com/nodesift/sift/priority"
 	"github.com/nodesift/sift/sched"
 	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/sim"
@@ -37,6 +39,8 @@ type simFlags struct {
 	synthJobs                           int
 	keepCancelled                       bool
 	knobs                               []string
+	prio                                string
+	prioSets                            []string
 }
 
 func newSimCmd() *cobra.Command {
@@ -68,6 +72,10 @@ It prints the metrics; --plot DIR draws the queue and the utilization over time 
 waits as SVG files (gonum/plot), --json writes the metrics as JSON, --jobs-out every job (CSV, or JSON Lines when
 the name ends in .jsonl or .json: submit, eligible, start and end in seconds from the trace's
 start, nodes, CPUs, state, whether backfill started it, and its pending reasons over time).
+--priority multifactor replays with priority/multifactor instead of FIFO priorities: the
+Priority* keys of a slurm.conf --nodes (and --priority-set KEY=VALUE), one account holding one
+association per user of the trace (Fairshare=1), and the usage the replay charges as jobs run.
+
 Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return f.run(cmd) },
@@ -85,6 +93,8 @@ Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
 	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory: queue.svg, utilization.svg, wait-cdf.svg")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write every job's outcome to this file: CSV, or JSON Lines for .jsonl/.json")
 	fl.StringVar(&f.params, "scheduler-parameters", "", "SchedulerParameters, e.g. bf_window=2880,bf_resolution=300 (default: the slurm.conf's)")
+	fl.StringVar(&f.prio, "priority", "basic", "priority plugin: basic (FIFO) or multifactor (weights from the slurm.conf, associations from the trace's users)")
+	fl.StringArrayVar(&f.prioSets, "priority-set", nil, "KEY=VALUE: a slurm.conf priority key for --priority multifactor (PriorityWeightFairshare=1000, ...)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic workload")
 	fl.IntVar(&f.synthJobs, "synthetic-jobs", simDefaultJobs, "jobs in the synthetic workload")
 	for i, k := range scheduleKnobs {
@@ -172,6 +182,17 @@ func (f *simFlags) run(cmd *cobra.Command) error {
 			m.MaxProcs += cl.CPUs[it.Next()]
 		}
 		tr = workload.Synthetic(f.seed, f.synthJobs, m)
+	}
+	switch f.prio {
+	case "basic":
+	case "multifactor":
+		h, err := simPriority(tr, inv, cl, opt.Partition, f.prioSets)
+		if err != nil {
+			return invalidInput(err)
+		}
+		opt.Priority, opt.Observe = h, h.Observe
+	default:
+		return invalidInput(fmt.Errorf("unknown --priority %q, expected basic or multifactor", f.prio))
 	}
 	res, err := sim.Run(tr, opt)
 	if err != nil {
@@ -300,4 +321,47 @@ func printSimSummary(w io.Writer, tr *workload.Trace, s *sim.Summary) error {
 	fmt.Fprintf(tw, "passes\t%d (%d main, %d backfill); mean %.3f ms, max %.3f ms\n", s.Passes, s.MainPasses, s.BackfillPasses, s.MeanPassMS, s.MaxPassMS)
 	fmt.Fprintf(tw, "speed\t%.2f s wall, %.0f simulated days per hour\n", s.WallSeconds, s.SimDaysPerHour)
 	return tw.Flush()
+}
+
+// simPriority is priority/multifactor for a replay: the trace's users, each
+// with one association (Fairshare=1) under the account "sim", the priority
+// keys of the slurm.conf and sets, and the partition's size.
+func simPriority(tr *workload.Trace, inv *inventory.Cluster, cl *job.Cluster, part string, sets []string) (*priority.Hook, error) {
+	tl, err := limits.NewTRESList()
+	if err != nil {
+		return nil, err
+	}
+	pol := limits.NewPolicy(tl, "sim")
+	pol.Enforce = limits.EnforceAssociations
+	if _, err := pol.AddAccount("sim", "root"); err != nil {
+		return nil, err
+	}
+	for _, j := range tr.Jobs {
+		if j.User == "" || pol.User(j.User, "sim", "") != nil {
+			continue
+		}
+		if _, err := pol.AddUser(j.User, "sim", ""); err != nil {
+			return nil, err
+		}
+		pol.SetDefaultAccount(j.User, "sim")
+	}
+	pol.Finish()
+	cfg, err := priorityConfig(inv, pol, sets)
+	if err != nil {
+		return nil, err
+	}
+	cfg.EnforceLimits = false
+	c := priority.Cluster{Partitions: []priority.Partition{{Name: part, JobFactor: 1, MaxTime: limits.Infinite}}}
+	if p := cl.Partitions[part]; p != nil {
+		it := p.Nodes.Iterator()
+		for it.HasNext() {
+			c.CPUs += uint32(cl.CPUs[it.Next()])
+			c.Nodes++
+		}
+	}
+	m, err := priority.New(cfg, pol, c)
+	if err != nil {
+		return nil, err
+	}
+	return priority.NewHook(m), nil
 }
