@@ -3,7 +3,6 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -129,33 +128,8 @@ type sacctParser struct {
 }
 
 func (p *sacctParser) run(br *bufio.Reader) error {
-	var long []byte
-	for {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long)+len(b) > maxLineBytes {
-				return &ParseError{File: p.name, Line: p.line + 1, Pos: posAt(p.off), Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes), Err: ErrRange}
-			}
-			long = append(long, b...)
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: %w", p.name, err)
-		}
-		if long != nil {
-			long = append(long, b...)
-			b, long = long, nil
-		}
-		if len(b) > 0 {
-			p.line++
-			if perr := p.parseLine(b); perr != nil {
-				return perr
-			}
-			p.off += len(b)
-		}
-		if err != nil {
-			break
-		}
+	if err := eachLine(br, p.name, &p.line, &p.off, p.parseLine); err != nil {
+		return err
 	}
 	if p.cols == nil {
 		return &ParseError{File: p.name, Line: max(p.line, 1), Pos: posAt(p.off), Msg: "no header line naming the fields (run sacct without --noheader)", Err: ErrSyntax}

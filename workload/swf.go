@@ -3,7 +3,6 @@ package workload
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -133,39 +132,8 @@ type swfParser struct {
 }
 
 func (p *swfParser) run(br *bufio.Reader) error {
-	var long []byte // a line longer than br's buffer, assembled
-	for {
-		b, err := br.ReadSlice('\n')
-		if errors.Is(err, bufio.ErrBufferFull) {
-			if len(long)+len(b) > maxLineBytes {
-				return &ParseError{File: p.name, Line: p.line + 1, Pos: posAt(p.off), Msg: fmt.Sprintf("line longer than %d bytes", maxLineBytes), Err: ErrRange}
-			}
-			long = append(long, b...)
-			continue
-		}
-		if err != nil && !errors.Is(err, io.EOF) {
-			return fmt.Errorf("%s: %w", p.name, err)
-		}
-		if long != nil {
-			long = append(long, b...)
-			b, long = long, nil
-		}
-		if len(b) > 0 {
-			p.line++
-			if perr := p.parseLine(b); perr != nil {
-				return perr
-			}
-			p.off += len(b)
-		}
-		if err != nil {
-			return nil
-		}
-	}
+	return eachLine(br, p.name, &p.line, &p.off, p.parseLine)
 }
-
-// maxLineBytes bounds one line, so a file without newlines cannot make the
-// reader hold all of it as one line.
-const maxLineBytes = 1 << 20
 
 func (p *swfParser) parseLine(b []byte) error {
 	i := 0
