@@ -322,14 +322,23 @@ func (p *sacctParser) job(r *sacctRow) error {
 	j.Partition = p.intern(r.val[colPartition])
 	j.QOS = p.intern(r.val[colQOS])
 
+	p.jobs = keepSacct(p.jobs, &p.skipped, j, submit, start, run, state, p.opt)
+	return nil
+}
+
+// keepSacct appends j with its submit, run and wait times to jobs, or counts
+// in sk why it cannot be replayed: cancelled (unless opt keeps those that
+// ran), or without submit, start, run time or processors, or not finished.
+// Missing times are Unknown. Both sacct readers end a job here.
+func keepSacct(jobs []Job, sk *Skipped, j Job, submit, start, run int64, state string, opt Options) []Job {
 	started := start != Unknown
-	if j.Status == StatusCancelled && (!p.opt.KeepCancelled || !started || run == Unknown) {
-		p.skipped.Cancelled++
-		return nil
+	if j.Status == StatusCancelled && (!opt.KeepCancelled || !started || run == Unknown) {
+		sk.Cancelled++
+		return jobs
 	}
 	if submit == Unknown || run == Unknown || !started || j.Procs <= 0 || unfinished(state) {
-		p.skipped.Unusable++
-		return nil
+		sk.Unusable++
+		return jobs
 	}
 	j.Submit = submit
 	j.Run = run
@@ -337,8 +346,7 @@ func (p *sacctParser) job(r *sacctRow) error {
 	if start >= submit {
 		j.Wait = start - submit
 	}
-	p.jobs = append(p.jobs, j)
-	return nil
+	return append(jobs, j)
 }
 
 // unfinished reports whether a job's state says it has not ended, so its

@@ -231,21 +231,13 @@ func jsonJob(tr *Trace, v *fastjson.Value, opt Options) error {
 	if okStart && okEnd && end >= start && run <= 0 {
 		run = end - start
 	}
-	if j.Status == StatusCancelled && (!opt.KeepCancelled || !okStart || run == Unknown) {
-		tr.Skipped.Cancelled++
-		return nil
+	if !okSubmit {
+		submit = Unknown
 	}
-	if !okSubmit || !okStart || run == Unknown || j.Procs <= 0 || unfinished(state) {
-		tr.Skipped.Unusable++
-		return nil
+	if !okStart {
+		start = Unknown
 	}
-	j.Submit = submit
-	j.Run = run
-	j.Wait = Unknown
-	if start >= submit {
-		j.Wait = start - submit
-	}
-	tr.Jobs = append(tr.Jobs, j)
+	tr.Jobs = keepSacct(tr.Jobs, &tr.Skipped, j, submit, start, run, state, opt)
 	return nil
 }
 
