@@ -238,11 +238,9 @@ func newLimitsCheckCmd() *cobra.Command {
 			if err != nil {
 				return constraintError(spec, fmt.Errorf("--job: %w", err))
 			}
-			now := time.Now().Unix()
-			if at != "" {
-				if now, err = sched.ParseTimeValue(at); err != nil {
-					return invalidInput(fmt.Errorf("--at: %w", err))
-				}
+			now, err := atTime(at)
+			if err != nil {
+				return err
 			}
 			p, err := lf.load(cmd)
 			if err != nil {

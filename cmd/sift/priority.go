@@ -60,13 +60,9 @@ Exit status: 0 ok, 2 invalid input, 1 unreadable files.`,
 			if jobsPath == "" {
 				return invalidInput(errors.New("--jobs is required"))
 			}
-			now := time.Now().Unix()
-			if at != "" {
-				v, err := sched.ParseTimeValue(at)
-				if err != nil {
-					return invalidInput(fmt.Errorf("--at: %w", err))
-				}
-				now = v
+			now, err := atTime(at)
+			if err != nil {
+				return err
 			}
 			var inv *inventory.Cluster
 			if lf.nodes.spec != "" {

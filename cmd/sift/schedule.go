@@ -99,13 +99,9 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			if jobsPath == "" {
 				return invalidInput(errors.New("--jobs is required"))
 			}
-			now := time.Now().Unix()
-			if at != "" {
-				v, err := sched.ParseTimeValue(at)
-				if err != nil {
-					return invalidInput(fmt.Errorf("--at: %w", err))
-				}
-				now = v
+			now, err := atTime(at)
+			if err != nil {
+				return err
 			}
 			data, err := os.ReadFile(jobsPath)
 			if err != nil {
@@ -457,4 +453,17 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// atTime is the --at flag of schedule, priority and limits: the time it
+// names, or the present when it is empty. A bad value is invalid input.
+func atTime(at string) (int64, error) {
+	if at == "" {
+		return time.Now().Unix(), nil
+	}
+	v, err := sched.ParseTimeValue(at)
+	if err != nil {
+		return 0, invalidInput(fmt.Errorf("--at: %w", err))
+	}
+	return v, nil
 }
