@@ -101,6 +101,14 @@ func (p *confParser) partition(l confLine, nodes []index.Node, pos map[string]in
 		}
 		*dst = uint32(n)
 	}
+	if v, ok := vals["preemptmode"]; ok {
+		part.PreemptMode = v.value
+	}
+	if v, ok := vals["gracetime"]; ok {
+		if part.GraceTime, err = confUint(v, 32); err != nil {
+			return part, err
+		}
+	}
 	if v, ok := vals["state"]; ok {
 		s := strings.ToUpper(v.value)
 		switch s {

@@ -42,6 +42,10 @@ type Partition struct {
 	// MinNodes and MaxNodes are MinNodes= and MaxNodes= (0: none).
 	MinNodes uint32 `json:"min_nodes,omitempty"`
 	MaxNodes uint32 `json:"max_nodes,omitempty"`
+	// PreemptMode is PreemptMode= as written (empty: the cluster's);
+	// GraceTime is GraceTime= in seconds.
+	PreemptMode string `json:"preempt_mode,omitempty"`
+	GraceTime   uint64 `json:"grace_time,omitempty"`
 }
 
 // Cluster is an inventory with the partitions that group its nodes.
@@ -59,6 +63,10 @@ type Cluster struct {
 	MaxMemPerCPU         uint64 `json:"max_mem_per_cpu,omitempty"`
 	// SchedulerParameters is slurm.conf's, as written.
 	SchedulerParameters string `json:"scheduler_parameters,omitempty"`
+	// Preempt holds the preemption keys as written (PreemptType,
+	// PreemptMode, PreemptExemptTime, PreemptParameters, KillWait,
+	// MessageTimeout), by lower-case key.
+	Preempt map[string]string `json:"preempt,omitempty"`
 	// Priority holds the priority plugin's keys as written (PriorityType,
 	// PriorityWeight*, PriorityFlags, ..., FairShareDampeningFactor and
 	// AccountingStorageEnforce), by lower-case key, for [priority].
@@ -389,6 +397,12 @@ func (p *confParser) build() (*Cluster, error) {
 	// Unreadable memory defaults are left unset, as the other global keys
 	// sift does not use are.
 	for k, v := range p.globals {
+		if strings.HasPrefix(k, "preempt") || k == "killwait" || k == "messagetimeout" {
+			if c.Preempt == nil {
+				c.Preempt = map[string]string{}
+			}
+			c.Preempt[k] = v
+		}
 		if strings.HasPrefix(k, "priority") || k == "fairsharedampeningfactor" || k == "accountingstorageenforce" {
 			if c.Priority == nil {
 				c.Priority = map[string]string{}

@@ -70,7 +70,7 @@ recordLoop:
 			break
 		}
 		e, j := r.e, r.e.j
-		if j.State != Pending || j.Priority == 0 {
+		if j.State != Pending || j.Priority == 0 || j.preemptInProgress {
 			continue
 		}
 		p.BackfillTested++
@@ -146,7 +146,7 @@ recordLoop:
 				counted = true
 			}
 			avail := availBits.Roaring()
-			a, err := q.plugin.Select(req, avail, job.WillRun, max(startRes, now))
+			a, err := q.willRunPreempting(e, r.part, avail, max(startRes, now), now)
 			if err != nil {
 				if laterStart != 0 && !noReserve {
 					continue
@@ -177,7 +177,7 @@ recordLoop:
 				overlapTested = true
 			}
 			if start <= now {
-				out := q.startNow(e, r.part, avail, now)
+				out := q.startNow(e, r.part, avail, now, p)
 				if out == started {
 					if limit < fullLimit {
 						q.stretchLimit(e, r.part, ns, now, limit, fullLimit)
@@ -296,4 +296,16 @@ func (q *Queue) unconstrained(e *entry, part string) *roaring.Bitmap {
 	}
 	req.FilterNodes(q.cl, c)
 	return c
+}
+
+// willRunPreempting is the will-run test of backfill's _try_sched, with the
+// running jobs e's job may preempt (slurm_find_preemptable_jobs) counted
+// as gone.
+func (q *Queue) willRunPreempting(e *entry, part string, avail *roaring.Bitmap, at, now int64) (*job.Allocation, error) {
+	req := e.parts[part].req
+	if cands := q.preemptCandidates(e.j, part, now); cands != nil {
+		req.PreemptCandidates, req.PreemptSuspend = cands, q.allSuspend(cands)
+		defer func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }()
+	}
+	return q.plugin.Select(req, avail, job.WillRun, at)
 }

@@ -81,6 +81,11 @@ type Config struct {
 	// them by default.
 	BFPlanIgnoresConstraints bool
 
+	// RequeueDelay is requeue_delay: a requeued job (preempted in REQUEUE
+	// mode) may start again only this long (plus a second) later; Slurm's
+	// default is the credential lifetime, 120 s.
+	RequeueDelay time.Duration
+
 	// BuiltinMaxJobTest is the jobs sched/builtin estimates per pass (its
 	// reading of bf_max_job_test, default 50); BuiltinInterval its period
 	// (SchedulerParameters interval=, default 30 s).
@@ -104,6 +109,7 @@ func DefaultConfig() Config {
 		MaxSchedTime:      2 * time.Second,
 		BuiltinMaxJobTest: 50,
 		BuiltinInterval:   30 * time.Second,
+		RequeueDelay:      120 * time.Second,
 	}
 }
 
@@ -172,6 +178,9 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 		case "batch_sched_delay":
 			n, err = num(0, 1<<31-1)
 			c.BatchSchedDelay = time.Duration(n) * time.Second
+		case "requeue_delay":
+			n, err = num(0, 1<<31-1)
+			c.RequeueDelay = time.Duration(n) * time.Second
 		case "interval":
 			n, err = num(1, 1<<31-1)
 			c.BuiltinInterval = time.Duration(n) * time.Second

@@ -11,7 +11,9 @@ import (
 type State uint8
 
 // Job states. Completed is Slurm's COMPLETE (exit code 0); Failed,
-// Cancelled and Timeout are the other finished states.
+// Cancelled, Timeout and Preempted (killed by preemption) are the other
+// finished states. Suspended is a job preemption stopped, holding its
+// memory, until the gang scheduler resumes it.
 const (
 	Pending State = iota
 	Running
@@ -19,9 +21,11 @@ const (
 	Failed
 	Cancelled
 	Timeout
+	Preempted
+	Suspended
 )
 
-var stateNames = [...]string{"PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT"}
+var stateNames = [...]string{"PENDING", "RUNNING", "COMPLETED", "FAILED", "CANCELLED", "TIMEOUT", "PREEMPTED", "SUSPENDED"}
 
 // String is Slurm's name of the state.
 func (s State) String() string {
@@ -32,7 +36,7 @@ func (s State) String() string {
 }
 
 // Finished reports whether the job has ended (Slurm's IS_JOB_COMPLETED).
-func (s State) Finished() bool { return s >= Completed }
+func (s State) Finished() bool { return s >= Completed && s <= Preempted }
 
 // DepKind is a dependency type of sbatch --dependency.
 type DepKind uint8
@@ -117,6 +121,19 @@ type Job struct {
 	Nodes, PlannedNodes *roaring.Bitmap
 	// Alloc is the running job's allocation.
 	Alloc *job.Allocation
+	// NoRequeue is sbatch --no-requeue: preemption in REQUEUE mode kills
+	// the job instead. Restarts counts its requeues (Slurm's restart_cnt).
+	NoRequeue bool
+	Restarts  int
+	// PreemptTime is when preemption signalled the running job (0: not
+	// preempted); it ends at End, after its grace time.
+	PreemptTime int64
+
+	// preemptStart is when the pending job last preempted jobs (Slurm's
+	// preempt_start_time); preemptInProgress says it did in this pass, so
+	// its other partitions are skipped.
+	preemptStart      int64
+	preemptInProgress bool
 
 	// deps tracks the state of each dependency.
 	depState []depState

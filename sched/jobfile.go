@@ -46,7 +46,7 @@ type FileJob struct {
 	TimeLimit string `json:"time_limit"`
 	TimeMin   string `json:"time_min"`
 	// State is pending (the default), running, completed, failed,
-	// cancelled or timeout.
+	// cancelled, timeout or preempted.
 	State string `json:"state"`
 	// Nodes are a running job's nodes, a Slurm hostlist.
 	Nodes string `json:"nodes"`
@@ -56,6 +56,9 @@ type FileJob struct {
 	// "," (all) or "?" (any); types after, afterany, afterok, afternotok,
 	// singleton.
 	Dependency string `json:"dependency"`
+	// NoRequeue is sbatch --no-requeue: preemption in REQUEUE mode kills
+	// the job instead.
+	NoRequeue bool `json:"no_requeue"`
 }
 
 // FileTime is a time in a jobs file: Unix seconds (0: not set).
@@ -250,7 +253,7 @@ func ParseDependency(s string) ([]Dependency, bool, error) {
 
 var fileStates = map[string]State{"": Pending, "pending": Pending, "pd": Pending, "running": Running, "r": Running,
 	"completed": Completed, "cd": Completed, "failed": Failed, "f": Failed, "cancelled": Cancelled, "ca": Cancelled,
-	"timeout": Timeout, "to": Timeout}
+	"timeout": Timeout, "to": Timeout, "preempted": Preempted, "pr": Preempted}
 
 // Load puts the jobs of a jobs file into q at now: finished and running
 // jobs first (running ones on their nodes until their end), then pending
@@ -276,7 +279,7 @@ func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) (refu
 			}
 			st, ok := fileStates[strings.ToLower(fj.State)]
 			if !ok {
-				return fail(fmt.Errorf("state %q: expected pending, running, completed, failed, cancelled or timeout", position.Clip(fj.State)))
+				return fail(fmt.Errorf("state %q: expected pending, running, completed, failed, cancelled, timeout or preempted", position.Clip(fj.State)))
 			}
 			if (pass == 0) == (st == Pending) {
 				continue
@@ -285,6 +288,7 @@ func Load(q *Queue, jobs []FileJob, offs []int, defPart string, now int64) (refu
 			if err != nil {
 				return fail(err)
 			}
+			j.NoRequeue = fj.NoRequeue
 			switch st {
 			case Pending:
 				pending = append(pending, pend{j, fj.Hold, i})

@@ -60,6 +60,10 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			continue
 		}
 		j.Partition = r.part
+		if j.preemptInProgress {
+			// It preempted jobs in another partition this pass.
+			continue
+		}
 		if q.overTime(wall, q.cfg.MaxSchedTime) {
 			p.MainExit = "max_sched_time"
 			break
@@ -116,7 +120,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			failByPart = true
 		} else {
 			ex := q.explain(e, "main", r.part, 0, 0, mainMask(avail))
-			out := q.startNow(e, r.part, avail, now)
+			out := q.startNow(e, r.part, avail, now, p)
 			q.explained(j, ex)
 			switch out {
 			case started:
@@ -166,8 +170,11 @@ func isSubset(a, b *roaring.Bitmap) bool {
 }
 
 // startNow is select_nodes() in run-now mode on the nodes of avail: it
-// starts the job or sets its reason.
-func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64) outcome {
+// starts the job or sets its reason. With preemption the select plugin may
+// answer with victims: they are preempted (p records them) and, unless
+// all are suspended, the job waits for them (busy) and their nodes leave
+// avail.
+func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64, p *Pass) outcome {
 	j := e.j
 	pr := e.parts[part]
 	if pr.err != nil {
@@ -175,6 +182,10 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64
 		return never
 	}
 	req := pr.req
+	if cands := q.preemptCandidates(j, part, now); cands != nil {
+		req.PreemptCandidates, req.PreemptSuspend = cands, q.allSuspend(cands)
+		defer func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }()
+	}
 	use := roaring.And(pr.cands, avail)
 	if req.RequiredSet != nil && !req.RequiredSet.IsEmpty() {
 		if !isSubset(req.RequiredSet, pr.cands) {
@@ -223,6 +234,16 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64
 			j.setReason(reason, detail)
 			return policy
 		}
+	}
+	if len(a.Preempted) > 0 && req.PreemptCandidates != nil {
+		wait, held := q.preemptVictims(j, a.Preempted, now, p)
+		if wait {
+			j.preemptInProgress = true
+			avail.AndNot(held)
+			j.setReason(ReasonResources, "")
+			return busy
+		}
+		a.Preempted = nil
 	}
 	if err := q.begin(e, part, a, now); err != nil {
 		j.setReason(ReasonResources, "")

@@ -35,6 +35,10 @@ type Partition struct {
 	MaxTime, DefaultTime time.Duration
 	// MinNodes and MaxNodes are MinNodes= and MaxNodes= (0: none).
 	MinNodes, MaxNodes int
+	// PreemptMode is the partition's PreemptMode= (unset: the cluster's);
+	// GraceTime its GraceTime= (preempt/partition_prio).
+	PreemptMode PreemptMode
+	GraceTime   time.Duration
 }
 
 // Options configures a Queue.
@@ -53,6 +57,8 @@ type Options struct {
 	// DefMemPerCPU and MaxMemPerCPU are the cluster's memory defaults
 	// (slurm.conf), applied per partition as slurmctld does.
 	DefMemPerCPU, MaxMemPerCPU uint64
+	// Preempt is the preemption configuration (PreemptType none: off).
+	Preempt Preemption
 	// Limits and Priority are the optional hooks.
 	Limits   Limits
 	Priority Priority
@@ -373,9 +379,9 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 		return q.fail(id, "state %s is not a finished state", st)
 	}
 	j := e.j
-	wasRunning := j.State == Running
+	wasRunning := j.State == Running || j.State == Suspended
 	switch j.State {
-	case Running:
+	case Running, Suspended:
 		if err := q.plugin.Fini(id); err != nil {
 			return &JobError{Job: id, Err: err}
 		}
@@ -400,6 +406,7 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 		// A cancelled pending job keeps the reason it waited for, as
 		// scontrol shows it (CANCELLED, Reason=AssocGrpMemLimit).
 		j.setReason(ReasonNone, "")
+		q.resumeSuspended(now)
 	}
 	q.clock.update = now
 	if wasRunning {
@@ -463,6 +470,7 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 		if clearStart {
 			j.Start = 0
 		}
+		j.preemptInProgress = false
 		ok := q.runnable1(e, now)
 		q.accrue(j, ok, now)
 		if !ok {
@@ -475,15 +483,28 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 			out = append(out, record{e: e, part: p, tier: q.cl.Partitions[p].PriorityTier, prio: j.Priority})
 		}
 	}
-	sortQueue(out)
+	var preempts func(a, b record) bool
+	if q.opt.Preempt.enabled() {
+		preempts = q.preemptsInQueue
+	}
+	sortQueue(out, preempts)
 	return out
 }
 
 // sortQueue is sort_job_queue2 (§3.1) without expedited requeue,
-// preemption, reservations and arrays, which sift does not model yet:
-// higher partition PriorityTier, higher priority, earlier submit, lower id.
-func sortQueue(rs []record) {
+// reservations and arrays, which sift does not model yet: a record whose
+// job may preempt the other's (preempts, nil without preemption), higher
+// partition PriorityTier, higher priority, earlier submit, lower id.
+func sortQueue(rs []record, preempts func(a, b record) bool) {
 	slices.SortStableFunc(rs, func(a, b record) int {
+		if preempts != nil {
+			if preempts(a, b) {
+				return -1
+			}
+			if preempts(b, a) {
+				return 1
+			}
+		}
 		if c := cmp.Compare(b.tier, a.tier); c != 0 {
 			return c
 		}

@@ -34,6 +34,9 @@ type Pass struct {
 	// BackfillStarted counts the last jobs of Started, those the backfill
 	// pass started (the main pass's come first).
 	BackfillStarted int
+	// Preempted are the jobs preemption stopped, suspended or signalled
+	// (a grace time began), in order.
+	Preempted []PreemptEvent
 }
 
 // topPriority is job_mgr.c's TOP_PRIORITY, where FIFO priorities start.

@@ -28,6 +28,7 @@ func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 func (q *Queue) Tick(now int64) *Pass {
 	c := &q.clock
 	p := &Pass{}
+	q.graceEnds(now, p)
 	if !c.started {
 		c.started = true
 		c.lastFull, c.lastMain, c.lastBF, c.lastEstimate = now, now, now, now
@@ -86,6 +87,9 @@ func (q *Queue) NextTick(now int64) int64 {
 		}
 	case Builtin:
 		next = min(next, c.lastEstimate+seconds(q.cfg.BuiltinInterval))
+	}
+	if g := q.nextGraceEnd(); g > 0 {
+		next = min(next, g)
 	}
 	return max(next, now+1)
 }

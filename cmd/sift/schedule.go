@@ -15,6 +15,7 @@ import (
 	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
+	"github.com/nodesift/sift/limits"
 	"github.com/nodesift/sift/limits/acctpolicy"
 	"github.com/nodesift/sift/priority"
 	"github.com/nodesift/sift/sched"
@@ -48,6 +49,7 @@ func newScheduleCmd() *cobra.Command {
 	var slurmPlan bool
 	var explainIDs []uint
 	var lf limitsFlags
+	var pf preemptFlags
 	knobs := make([]string, len(scheduleKnobs))
 	cmd := &cobra.Command{
 		Use:   "schedule --jobs FILE [--nodes SPEC] [--policy builtin|backfill] [--at TIME] [--plugin linear|cons_tres] [--limits FILE] [knob flags] [--output text|json]",
@@ -74,6 +76,13 @@ A job a limit refuses at submit is left out of the queue, as sbatch would fail, 
 --priority multifactor (with --limits) gives each job without a "priority" in the jobs file the
 priority priority/multifactor computes at submit, with the Priority* weights and flags of the
 slurm.conf --nodes; the default, basic, is FIFO (one below the previous job, adjusted by nice).
+
+Preemption follows the slurm.conf's PreemptType (preempt/partition_prio: a higher PriorityTier
+partition's job preempts lower tiers' jobs on shared nodes; preempt/qos: a job whose QOS lists
+another QOS in Preempt= preempts its jobs, QOS from --limits), PreemptMode (cluster, partition and
+QOS: CANCEL, REQUEUE, SUSPEND,GANG), GraceTime and PreemptExemptTime, or the --preempt-* flags.
+A preemptor waits (Resources) while its cancelled or requeued victims go, as slurmctld's does,
+and starts in the next pass; the pass lists the jobs it preempted.
 
 Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 		Args: cobra.NoArgs,
@@ -152,17 +161,17 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				return err
 			}
 			// Running jobs come from the jobs file, so the inventory's
-			// allocated states are not held busy here; preemption is not
-			// modelled by the scheduler yet.
+			// allocated states are not held busy here; the queue names
+			// the preemption candidates to the plugin itself.
 			var p job.Plugin = linear.New(cl, linear.Config{TrackMemory: tp.memory})
 			if plugin == "cons_tres" {
 				p = constres.New(cl, constres.Config{TrackMemory: tp.memory, Units: tp.units, DefaultDistBlock: tp.distBlock})
 			}
 			opts := sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg,
 				Partitions: schedPartitions(inv.Partitions), DefMemPerCPU: inv.DefMemPerCPU, MaxMemPerCPU: inv.MaxMemPerCPU}
+			var pol *limits.Policy
 			if lf.path != "" {
-				pol, err := lf.load(cmd)
-				if err != nil {
+				if pol, err = lf.load(cmd); err != nil {
 					return err
 				}
 				h, err := acctpolicy.New(pol, opts.Partitions, partitionConf(inv.Partitions, inv.Nodes))
@@ -193,6 +202,9 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			}
 			if prioType == "basic" {
 				opts.Priority = priority.Basic{}
+			}
+			if opts.Preempt, err = preemptConfig(cmd, &pf, inv, pol, opts.Partitions, text); err != nil {
+				return err
 			}
 			q := sched.NewQueue(opts)
 			for _, id := range explainIDs {
@@ -244,6 +256,7 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 	f.StringVar(&typeParams, "select-type-parameters", "", "SelectTypeParameters (default: the slurm.conf's, else Slurm's default)")
 	f.BoolVar(&slurmPlan, "bf-plan-ignores-constraints", false, "plan backfill reservations without the jobs' extra constraints, as Slurm does")
 	lf.register(cmd, false)
+	pf.register(cmd)
 	f.UintSliceVar(&explainIDs, "explain", nil, "job ids whose candidate chain to print for each test the passes made (text output)")
 	for i, k := range scheduleKnobs {
 		f.StringVar(&knobs[i], knobFlag(k.name), "", k.help)
@@ -303,6 +316,9 @@ type scheduleOutput struct {
 	BackfillTested int           `json:"backfill_tested"`
 	Reserved       int           `json:"reserved"`
 	Jobs           []scheduleJob `json:"jobs"`
+	// Preempted are the jobs the pass preempted (cancelled, requeued,
+	// suspended, or signalled with a grace time).
+	Preempted []schedulePreempted `json:"preempted,omitempty"`
 	// HeldByLimit counts the pending jobs an association or QOS limit
 	// holds, by reason (with --limits).
 	HeldByLimit map[string]int `json:"held_by_limit,omitempty"`
@@ -319,7 +335,8 @@ func slurmTime(t int64) string {
 }
 
 func scheduleResult(s *index.Snapshot, policy string, now int64, q *sched.Queue, p *sched.Pass) *scheduleOutput {
-	o := &scheduleOutput{Policy: policy, At: now, Started: p.Started, MainTested: p.MainTested, BackfillTested: p.BackfillTested, Reserved: p.Reserved, Jobs: []scheduleJob{}}
+	o := &scheduleOutput{Policy: policy, At: now, Started: p.Started, MainTested: p.MainTested, BackfillTested: p.BackfillTested, Reserved: p.Reserved, Jobs: []scheduleJob{},
+		Preempted: preemptedRows(p)}
 	if o.Started == nil {
 		o.Started = []uint32{}
 	}
@@ -350,12 +367,12 @@ func scheduleResult(s *index.Snapshot, policy string, now int64, q *sched.Queue,
 		return int(a.ID) - int(b.ID)
 	})
 	for _, j := range jobs {
-		if j.State.Finished() {
+		if j.State.Finished() && j.State != sched.Preempted {
 			continue
 		}
 		row := scheduleJob{ID: j.ID, Partition: j.Partition, Name: j.Name, User: j.User, State: j.State.String(), Priority: j.Priority,
 			Start: j.Start, StartTime: slurmTime(j.Start)}
-		if j.State == sched.Running {
+		if j.State == sched.Running || j.State == sched.Suspended || j.State == sched.Preempted {
 			row.End = j.End
 			row.Nodes = hostlist.Compress(hostlist.Slurm, namesOf(s, j.Nodes))
 			row.NodeCount = int(j.Nodes.GetCardinality())
@@ -378,8 +395,13 @@ func (o *scheduleOutput) print(w io.Writer) error {
 	fmt.Fprintln(tw, "JOBID\tPARTITION\tNAME\tUSER\tST\tSTART_TIME\tNODES\tSCHEDNODES\tNODELIST(REASON)")
 	for _, j := range o.Jobs {
 		st, last := "PD", "("+j.Reason+")"
-		if j.State == "RUNNING" {
+		switch j.State {
+		case "RUNNING":
 			st, last = "R", j.Nodes
+		case "SUSPENDED":
+			st, last = "S", j.Nodes
+		case "PREEMPTED":
+			st, last = "PR", j.Nodes
 		}
 		sched := j.PlannedNodes
 		if sched == "" {
@@ -394,6 +416,11 @@ func (o *scheduleOutput) print(w io.Writer) error {
 		o.Policy, slurmTime(o.At), len(o.Started), o.MainTested, o.BackfillTested, o.Reserved)
 	if err != nil {
 		return err
+	}
+	for _, e := range o.Preempted {
+		if _, err := fmt.Fprintf(w, "# preempted: job %d for job %d (%s, ends %s)\n", e.Victim, e.Preemptor, e.Mode, slurmTime(e.End)); err != nil {
+			return err
+		}
 	}
 	for _, r := range o.Refused {
 		if _, err := fmt.Fprintf(w, "# refused at submit: %s\n", r); err != nil {

@@ -540,7 +540,7 @@ func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64) (*job.Alloca
 	if pk, free, ok := p.fit(p.st, r, cand); ok {
 		return p.build(p.st, r, pk, free, now)
 	}
-	if p.cfg.Preempt {
+	if r.Preempts(p.cfg.Preempt) {
 		if a, ok := p.preempt(r, cand, now); ok {
 			return a, nil
 		}
@@ -551,6 +551,15 @@ func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64) (*job.Alloca
 // preemptCandidates are the running jobs r may preempt, lowest priority
 // first (ties: lower id).
 func (p *Plugin) preemptCandidates(st *state, r *job.Request) []*record {
+	if r.PreemptCandidates != nil {
+		var out []*record
+		for _, id := range r.PreemptCandidates {
+			if j, ok := st.jobs[id]; ok && id != r.ID {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
 	var out []*record
 	for _, j := range sortedJobs(st) {
 		if j.preemptable && j.priority < r.Priority && j.id != r.ID {
@@ -572,7 +581,7 @@ func (p *Plugin) preempt(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 		var pk *pick
 		var free bitset.Set
 		for k, v := range order {
-			p.removeJob(exp, v, p.cfg.PreemptMode != job.Suspend)
+			p.removeJob(exp, v, r.VictimsFreeMemory(p.cfg.PreemptMode))
 			var ok bool
 			if pk, free, ok = p.fit(exp, r, cand); ok {
 				found = k
@@ -612,10 +621,10 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 	}
 	exp := p.st.dup()
 	var pre []*record
-	if p.cfg.Preempt {
+	if r.Preempts(p.cfg.Preempt) {
 		pre = p.preemptCandidates(exp, r)
 		for _, v := range pre {
-			p.removeJob(exp, v, p.cfg.PreemptMode != job.Suspend)
+			p.removeJob(exp, v, r.VictimsFreeMemory(p.cfg.PreemptMode))
 		}
 		if len(pre) > 0 {
 			if pk, free, ok := p.fit(exp, r, cand); ok {

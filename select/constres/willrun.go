@@ -159,7 +159,7 @@ func (b *nodeBound) mayFit() bool { return b.count >= b.minN }
 // that can have a free core (the others cannot be chosen). With preemption
 // it is willRunPlain.
 func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
-	if p.cfg.Preempt {
+	if r.Preempts(p.cfg.Preempt) {
 		return p.willRunPlain(r, cand, now)
 	}
 	c := p.chain()

@@ -98,3 +98,19 @@ func (e *LifecycleError) Error() string {
 
 // Unwrap returns the problem.
 func (e *LifecycleError) Unwrap() error { return e.Err }
+
+// Preempts reports whether r may preempt running jobs: a plugin's own
+// Preempt setting (enabled), or candidates the caller named.
+func (r *Request) Preempts(enabled bool) bool {
+	return enabled || r.PreemptCandidates != nil
+}
+
+// VictimsFreeMemory reports whether r's victims give their memory back
+// (cancelled or requeued) rather than keep it (suspended); mode is the
+// plugin's own setting, used when the caller named no candidates.
+func (r *Request) VictimsFreeMemory(mode PreemptMode) bool {
+	if r.PreemptCandidates != nil {
+		return !r.PreemptSuspend
+	}
+	return mode != Suspend
+}

@@ -119,6 +119,14 @@ type Request struct {
 	Priority uint32
 	// Preemptable lets higher-priority jobs preempt this one.
 	Preemptable bool
+	// PreemptCandidates, when not nil, are the running jobs this request
+	// may preempt, in the order to try them (Slurm's preemptee_candidates
+	// from the preempt plugin); the plugin then uses them instead of its
+	// own rule (Preemptable jobs of lower priority). PreemptSuspend says
+	// the candidates are suspended, keeping their memory, rather than
+	// cancelled or requeued.
+	PreemptCandidates []uint32
+	PreemptSuspend    bool
 	// Constraints are the node constraints; a node must satisfy all.
 	Constraints []Constraint
 	// Distribution is the core distribution inside a node (the second

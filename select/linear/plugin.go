@@ -403,7 +403,7 @@ func (p *Plugin) runNowTiers(r *job.Request, usable bitset.Set, now int64) (*job
 		acc.And(usable)
 	}
 	var victims []*record
-	if p.cfg.Preempt {
+	if r.Preempts(p.cfg.Preempt) {
 		victims = p.preemptCandidates(r)
 	}
 	for i, tier := range weights {
@@ -446,6 +446,15 @@ func (p *Plugin) tiers(s bitset.Set) []bitset.Set {
 // preemptCandidates are the running jobs r may preempt, lowest priority
 // first (ties: lower id).
 func (p *Plugin) preemptCandidates(r *job.Request) []*record {
+	if r.PreemptCandidates != nil {
+		var out []*record
+		for _, id := range r.PreemptCandidates {
+			if j, ok := p.st.jobs[id]; ok && id != r.ID {
+				out = append(out, j)
+			}
+		}
+		return out
+	}
 	var out []*record
 	for _, j := range p.st.sortedJobs() {
 		if j.preemptable && j.priority < r.Priority && j.id != r.ID {
@@ -498,7 +507,7 @@ func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64, victims []*r
 		found := -1
 		var total int
 		for k, v := range order {
-			exp.remove(v, p.cfg.PreemptMode != job.Suspend)
+			exp.remove(v, r.VictimsFreeMemory(p.cfg.PreemptMode))
 			if p.countBitmap(exp, r, cand, f, maxShare-1, noShareLimit, job.RunNow) < minN {
 				continue
 			}
@@ -576,10 +585,10 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 	}
 	exp := p.st.dup()
 	var pre []*record
-	if p.cfg.Preempt {
+	if r.Preempts(p.cfg.Preempt) {
 		pre = p.preemptCandidates(r)
 		for _, v := range pre {
-			exp.remove(v, p.cfg.PreemptMode != job.Suspend)
+			exp.remove(v, r.VictimsFreeMemory(p.cfg.PreemptMode))
 		}
 		if len(pre) > 0 && p.countBitmap(exp, r, cand, f, maxRun, noShareLimit, job.RunNow) >= minN {
 			if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {

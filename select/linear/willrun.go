@@ -142,7 +142,7 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 // the best fit reads nothing else of the state. With preemption it is
 // willRunPlain.
 func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
-	if p.cfg.Preempt {
+	if r.Preempts(p.cfg.Preempt) {
 		return p.willRunPlain(r, cand, now)
 	}
 	maxRun := max(p.maxShare(r)-1, 1)

@@ -39,6 +39,10 @@ func parseJob(out string, tpc map[string]int) Outcome {
 	if o.State == "RUNNING" {
 		o.StartEpoch, _ = strconv.ParseInt(fields["StartTime"], 10, 64)
 	}
+	o.Restarts, _ = strconv.Atoi(fields["Restarts"])
+	if o.State != "PENDING" {
+		o.EndEpoch, _ = strconv.ParseInt(fields["EndTime"], 10, 64)
+	}
 	return o
 }
 

@@ -51,13 +51,16 @@ type Case struct {
 }
 
 // Job is one step: a submission (Spec, Sbatch) or, with Action, a cancel of
-// an earlier job ("cancel:N", N counting submissions from 1) or a wait
-// ("sleep:SECONDS").
+// an earlier job ("cancel:N", N counting submissions from 1), a wait
+// ("sleep:SECONDS") or a look at every job so far ("snapshot").
 type Job struct {
 	Spec   string   `json:"spec"`
 	Sbatch []string `json:"sbatch,omitempty"`
 	Action string   `json:"action,omitempty"`
 	Slurm  Outcome  `json:"slurm"`
+	// Snapshot is, for the action "snapshot", every job submitted so far
+	// as Slurm showed it then.
+	Snapshot []Outcome `json:"snapshot,omitempty"`
 }
 
 // Outcome is `scontrol show job -d` for a submitted job, or the answer of
@@ -77,6 +80,11 @@ type Outcome struct {
 	// (epoch) and the nodes it expects.
 	SqueueStart int64  `json:"squeue_start,omitempty"`
 	SqueueNodes string `json:"squeue_nodes,omitempty"`
+	// Restarts is scontrol's Restarts (requeues, by preemption among
+	// others); EndEpoch a started job's EndTime (its limit, or where
+	// preemption's grace time moved it).
+	Restarts int   `json:"restarts,omitempty"`
+	EndEpoch int64 `json:"end_epoch,omitempty"`
 }
 
 // Node is one `Nodes= CPU_IDs= Mem= GRES=` line; Cores are the core

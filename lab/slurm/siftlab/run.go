@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -184,6 +185,14 @@ func (l *lab) runCase(c *Case) error {
 			_, _, _ = l.cmd("scancel", ids[n-1])
 			time.Sleep(300 * time.Millisecond)
 			continue
+		case j.Action == "snapshot":
+			// Every job so far as Slurm shows it now.
+			for _, id := range ids {
+				if id != "" {
+					j.Snapshot = append(j.Snapshot, l.show(id))
+				}
+			}
+			continue
 		case strings.HasPrefix(j.Action, "sleep:"):
 			s, err := strconv.ParseFloat(strings.TrimPrefix(j.Action, "sleep:"), 64)
 			if err != nil {
@@ -200,7 +209,12 @@ func (l *lab) runCase(c *Case) error {
 		if len(sb) == 0 {
 			sb = sbatchArgs(spec)
 		}
-		common := []string{"--chdir=" + os.TempDir(), "--output=/dev/null", "--wrap=sleep 100000"}
+		common := []string{"--chdir=" + os.TempDir(), "--output=/dev/null"}
+		if !slices.ContainsFunc(sb, func(a string) bool { return strings.HasPrefix(a, "--wrap=") }) {
+			// A step may give its own script (one that ignores SIGTERM,
+			// to outlive a preemption grace time).
+			common = append(common, "--wrap=sleep 100000")
+		}
 		if testOnly {
 			asked := time.Now().Unix()
 			_, errs, err := l.cmd("sbatch", append(append([]string{"--test-only"}, sb...), common...)...)

@@ -1,0 +1,526 @@
+package sched
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+)
+
+// PreemptType is slurm.conf's PreemptType: which rule says who may preempt
+// whom.
+type PreemptType uint8
+
+// Preemption plugins.
+const (
+	// PreemptNone is preempt/none: no job preempts another.
+	PreemptNone PreemptType = iota
+	// PreemptPartitionPrio is preempt/partition_prio: a job in a partition
+	// of higher PriorityTier preempts jobs of lower tiers on shared nodes.
+	PreemptPartitionPrio
+	// PreemptQOS is preempt/qos: a job whose QOS lists another QOS in its
+	// Preempt= preempts that QOS's jobs.
+	PreemptQOS
+)
+
+var preemptTypeNames = [...]string{"preempt/none", "preempt/partition_prio", "preempt/qos"}
+
+// String is slurm.conf's spelling.
+func (t PreemptType) String() string {
+	if int(t) < len(preemptTypeNames) {
+		return preemptTypeNames[t]
+	}
+	return "unknown"
+}
+
+// ParsePreemptType reads PreemptType (preempt/none, preempt/partition_prio,
+// preempt/qos; the "preempt/" prefix may be left out).
+func ParsePreemptType(s string) (PreemptType, error) {
+	switch strings.ToLower(strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "preempt/")) {
+	case "", "none":
+		return PreemptNone, nil
+	case "partition_prio":
+		return PreemptPartitionPrio, nil
+	case "qos":
+		return PreemptQOS, nil
+	}
+	return PreemptNone, fmt.Errorf("PreemptType %q: expected preempt/none, preempt/partition_prio or preempt/qos", s)
+}
+
+// PreemptMode is how a preempted job gives its resources back.
+type PreemptMode uint8
+
+// Preemption modes. PreemptModeUnset lets a partition or QOS take the
+// cluster's mode.
+const (
+	PreemptModeUnset PreemptMode = iota
+	PreemptOff
+	PreemptCancel
+	PreemptRequeue
+	PreemptSuspend
+)
+
+var preemptModeNames = [...]string{"", "OFF", "CANCEL", "REQUEUE", "SUSPEND"}
+
+// String is Slurm's name of the mode.
+func (m PreemptMode) String() string {
+	if int(m) < len(preemptModeNames) {
+		return preemptModeNames[m]
+	}
+	return "UNKNOWN"
+}
+
+// PreemptModeFlags are the flags PreemptMode= may add to a mode.
+type PreemptModeFlags struct {
+	// Gang is GANG: suspended jobs are resumed by the gang scheduler
+	// (required with SUSPEND cluster-wide).
+	Gang bool
+	// Within is WITHIN (preempt/qos): jobs of one QOS preempt each other
+	// by priority.
+	Within bool
+	// Priority is PRIORITY: a preemptor needs a higher job priority too.
+	Priority bool
+}
+
+// ParsePreemptMode reads a PreemptMode= value: OFF, CANCEL, REQUEUE or
+// SUSPEND, with GANG, WITHIN and PRIORITY flags, comma-separated (Slurm's
+// preempt_mode_num). GANG alone is OFF with gang scheduling.
+func ParsePreemptMode(s string) (PreemptMode, PreemptModeFlags, error) {
+	var f PreemptModeFlags
+	m := PreemptModeUnset
+	for _, w := range strings.Split(s, ",") {
+		switch strings.ToUpper(strings.TrimSpace(w)) {
+		case "OFF", "DISABLED":
+			m = PreemptOff
+		case "CANCEL":
+			m = PreemptCancel
+		case "REQUEUE":
+			m = PreemptRequeue
+		case "SUSPEND":
+			m = PreemptSuspend
+		case "GANG":
+			f.Gang = true
+		case "WITHIN":
+			f.Within = true
+		case "PRIORITY":
+			f.Priority = true
+		default:
+			return m, f, fmt.Errorf("PreemptMode %q: expected OFF, CANCEL, REQUEUE or SUSPEND, with GANG, WITHIN or PRIORITY", s)
+		}
+	}
+	if m == PreemptModeUnset {
+		m = PreemptOff
+	}
+	return m, f, nil
+}
+
+// QOSPreempt is what preemption reads of a QOS (sacctmgr's Priority,
+// Preempt, PreemptMode, GraceTime and PreemptExemptTime).
+type QOSPreempt struct {
+	// Priority orders victims (preempt/qos preempts low-priority QOS first).
+	Priority uint32
+	// Preempt are the QOS this one's jobs may preempt.
+	Preempt []string
+	// Mode is the QOS's PreemptMode (unset: the cluster's); Flags its flags.
+	Mode  PreemptMode
+	Flags PreemptModeFlags
+	// GraceTime is how long a preempted job of this QOS keeps running.
+	GraceTime time.Duration
+	// ExemptTime is PreemptExemptTime when ExemptSet: a job of this QOS
+	// that has run less is not preempted; unset, the cluster's applies.
+	ExemptTime time.Duration
+	ExemptSet  bool
+}
+
+// Preemption is the cluster's preemption configuration.
+type Preemption struct {
+	// Type is PreemptType; Mode and Flags are the cluster's PreemptMode.
+	Type  PreemptType
+	Mode  PreemptMode
+	Flags PreemptModeFlags
+	// ExemptTime is PreemptExemptTime: a job that has run less is not
+	// preempted (0: none).
+	ExemptTime time.Duration
+	// YoungestFirst is PreemptParameters=youngest_first: victims are tried
+	// latest start first instead of by preemption priority.
+	YoungestFirst bool
+	// MinExemptPriority is PreemptParameters=min_exempt_priority: jobs of a
+	// higher priority are not preempted (0: none).
+	MinExemptPriority uint32
+	// KillWait is KillWait plus MessageTimeout: while a preemptor's
+	// victims are going (less than this since it preempted), it preempts
+	// no more. Slurm's defaults give 40 s.
+	KillWait time.Duration
+	// QOS holds the QOS settings by name (preempt/qos, GraceTime and
+	// PreemptExemptTime of a job's QOS).
+	QOS map[string]QOSPreempt
+}
+
+// DefaultKillWait is KillWait (30 s) plus MessageTimeout (10 s).
+const DefaultKillWait = 40 * time.Second
+
+// enabled is slurm_preemption_enabled: a plugin and a cluster mode other
+// than OFF.
+func (p *Preemption) enabled() bool {
+	return p.Type != PreemptNone && p.Mode != PreemptOff && p.Mode != PreemptModeUnset
+}
+
+// Validate checks what slurmctld refuses at start-up.
+func (p *Preemption) Validate() error {
+	if p.Mode == PreemptSuspend && !p.Flags.Gang && p.Type != PreemptNone {
+		return fmt.Errorf("PreemptMode=SUSPEND requires GANG too")
+	}
+	return nil
+}
+
+// jobMode is preempt_p_get_mode for a running job j: its partition's mode
+// (partition_prio) or its QOS's (qos), else the cluster's.
+func (q *Queue) jobMode(j *Job) PreemptMode {
+	pc := &q.opt.Preempt
+	m := pc.Mode
+	switch pc.Type {
+	case PreemptPartitionPrio:
+		if pm := q.opt.Partitions[j.Partition].PreemptMode; pm != PreemptModeUnset {
+			m = pm
+		}
+	case PreemptQOS:
+		if qm := pc.QOS[j.QOS].Mode; qm != PreemptModeUnset {
+			m = qm
+		}
+	}
+	return m
+}
+
+// graceTime is preempt_p_get_grace_time: the partition's or the QOS's.
+func (q *Queue) graceTime(j *Job) int64 {
+	switch q.opt.Preempt.Type {
+	case PreemptPartitionPrio:
+		return seconds(q.opt.Partitions[j.Partition].GraceTime)
+	case PreemptQOS:
+		return seconds(q.opt.Preempt.QOS[j.QOS].GraceTime)
+	}
+	return 0
+}
+
+// preemptPrio is preempt_p_get_prio: the tier (partition_prio) or the QOS
+// priority (qos) above the node count, so small jobs of low tiers go
+// first.
+func (q *Queue) preemptPrio(j *Job) uint32 {
+	var hi uint32
+	switch q.opt.Preempt.Type {
+	case PreemptPartitionPrio:
+		if p := q.cl.Partitions[j.Partition]; p != nil {
+			hi = p.PriorityTier
+		}
+	case PreemptQOS:
+		hi = q.opt.Preempt.QOS[j.QOS].Priority
+	}
+	hi = min(hi, 0xffff)
+	n := uint32(0)
+	if j.Nodes != nil {
+		n = uint32(min(j.Nodes.GetCardinality(), 0xffff))
+	}
+	return hi<<16 + n
+}
+
+// mayPreempt is preempt_p_preemptable: whether job or (pending, in
+// partition orPart) may preempt running job ee.
+func (q *Queue) mayPreempt(or *Job, orPart string, ee *Job) bool {
+	pc := &q.opt.Preempt
+	switch pc.Type {
+	case PreemptPartitionPrio:
+		orP, eeP := q.cl.Partitions[orPart], q.cl.Partitions[ee.Partition]
+		if orP == nil || eeP == nil {
+			return false
+		}
+		if pc.Flags.Priority && or.Priority < ee.Priority {
+			return false
+		}
+		if eeP.PriorityTier >= orP.PriorityTier || q.opt.Partitions[ee.Partition].PreemptMode == PreemptOff {
+			return false
+		}
+		return true
+	case PreemptQOS:
+		qor, okOr := pc.QOS[or.QOS]
+		_, okEe := pc.QOS[ee.QOS]
+		if !okOr || !okEe {
+			return false
+		}
+		if or.QOS == ee.QOS {
+			if qor.Flags.Within || pc.Flags.Within {
+				return or.Priority > ee.Priority
+			}
+			return false
+		}
+		if !slices.Contains(qor.Preempt, ee.QOS) {
+			return false
+		}
+		if qor.Flags.Priority || pc.Flags.Priority {
+			return or.Priority > ee.Priority
+		}
+		return true
+	}
+	return false
+}
+
+// preemptsInQueue is preempt_g_job_preempt_check, which sort_job_queue2
+// asks first: whether record a's job may preempt record b's.
+func (q *Queue) preemptsInQueue(a, b record) bool {
+	pc := &q.opt.Preempt
+	switch pc.Type {
+	case PreemptPartitionPrio:
+		if pc.Flags.Priority && a.prio < b.prio {
+			return false
+		}
+		pa, pb := q.cl.Partitions[a.part], q.cl.Partitions[b.part]
+		return pa.Nodes.Intersects(pb.Nodes) && pa.PriorityTier > pb.PriorityTier
+	case PreemptQOS:
+		ja, jb := *a.e.j, *b.e.j
+		ja.Priority, jb.Priority = a.prio, b.prio
+		return q.mayPreempt(&ja, a.part, &jb)
+	}
+	return false
+}
+
+// exempt is acct_policy_is_job_preempt_exempt: a job that has run less
+// than its QOS's PreemptExemptTime, else the cluster's, is spared.
+func (q *Queue) exempt(j *Job, now int64) bool {
+	pc := &q.opt.Preempt
+	t := pc.ExemptTime
+	if qe, ok := pc.QOS[j.QOS]; ok && qe.ExemptSet {
+		t = qe.ExemptTime
+	}
+	return now < j.Start+seconds(t)
+}
+
+// preemptCandidates is slurm_find_preemptable_jobs for job j pending in
+// part: the running jobs it may preempt, that are not exempt and hold
+// nodes of its partition, lowest preemption priority first (or youngest
+// first). nil when preemption is off.
+func (q *Queue) preemptCandidates(j *Job, part string, now int64) []uint32 {
+	pc := &q.opt.Preempt
+	if !pc.enabled() {
+		return nil
+	}
+	pnodes := q.cl.Partitions[part].Nodes
+	var cands []*Job
+	for _, id := range q.ids {
+		ee := q.jobs[id].j
+		if ee == j || (ee.State != Running && ee.State != Suspended) {
+			continue
+		}
+		if !q.mayPreempt(j, part, ee) {
+			continue
+		}
+		if pc.MinExemptPriority > 0 && pc.MinExemptPriority < ee.Priority {
+			continue
+		}
+		if q.exempt(ee, now) {
+			continue
+		}
+		if ee.Nodes == nil || !ee.Nodes.Intersects(pnodes) {
+			continue
+		}
+		if ee.State == Suspended {
+			// A suspended job holds no CPUs to give back.
+			continue
+		}
+		cands = append(cands, ee)
+	}
+	if pc.YoungestFirst {
+		slices.SortStableFunc(cands, func(a, b *Job) int { return cmp.Compare(b.Start, a.Start) })
+	} else {
+		slices.SortStableFunc(cands, func(a, b *Job) int { return cmp.Compare(q.preemptPrio(a), q.preemptPrio(b)) })
+	}
+	out := make([]uint32, 0, len(cands))
+	for _, c := range cands {
+		if m := q.jobMode(c); m == PreemptOff || m == PreemptModeUnset {
+			continue
+		}
+		out = append(out, c.ID)
+	}
+	return out
+}
+
+// PreemptEvent says that a pass preempted Victim for Preemptor.
+type PreemptEvent struct {
+	Victim, Preemptor uint32
+	// Mode is what happened to the victim: CANCEL (state PREEMPTED),
+	// REQUEUE (pending again), SUSPEND; with a grace time the victim runs
+	// on until End.
+	Mode PreemptMode
+	// End is when the victim stops (now, or now plus its grace time).
+	End int64
+}
+
+// preemptVictims is node_scheduler.c _preempt_jobs for preemptor j: the
+// victims of a's allocation are suspended (gang) or signalled (cancel or
+// requeue, after their grace time). It reports whether the preemptor must
+// wait for them (ESLURM_NODES_BUSY) and the nodes they still hold.
+func (q *Queue) preemptVictims(j *Job, victims []uint32, now int64, p *Pass) (wait bool, held *roaring.Bitmap) {
+	held = roaring.New()
+	kill := true
+	if j.preemptStart != 0 && j.preemptStart > now-seconds(q.opt.Preempt.KillWait) {
+		// Preemption still in progress: no more victims yet.
+		kill = false
+	}
+	for _, id := range victims {
+		ve := q.jobs[id]
+		if ve == nil || ve.j.State != Running {
+			continue
+		}
+		v := ve.j
+		mode := q.jobMode(v)
+		if mode == PreemptOff || mode == PreemptModeUnset {
+			continue
+		}
+		if mode == PreemptSuspend && q.opt.Preempt.Flags.Gang {
+			q.suspendVictim(v, now)
+			p.Preempted = append(p.Preempted, PreemptEvent{Victim: id, Preemptor: j.ID, Mode: PreemptSuspend, End: now})
+			continue
+		}
+		wait = true
+		held.Or(v.Nodes)
+		if !kill {
+			continue
+		}
+		q.preemptJob(v, j.ID, mode, now, p)
+	}
+	if wait && kill {
+		j.preemptStart = now
+	}
+	return wait, held
+}
+
+// preemptJob is slurm_job_preempt: the first time, the grace time starts
+// (the victim's end moves to now+grace); once it is over (or without one)
+// the victim is cancelled (state PREEMPTED) or requeued.
+func (q *Queue) preemptJob(v *Job, by uint32, mode PreemptMode, now int64, p *Pass) {
+	if v.PreemptTime == 0 {
+		v.PreemptTime = now
+		if g := q.graceTime(v); g > 0 {
+			v.End = min(v.End, now+g)
+			p.Preempted = append(p.Preempted, PreemptEvent{Victim: v.ID, Preemptor: by, Mode: mode, End: v.End})
+			return
+		}
+	} else if now < v.End {
+		return
+	}
+	q.endPreempted(v, by, mode, now, p)
+}
+
+// endPreempted stops victim v at now: requeued (pending again, eligible
+// after requeue_delay, reason BeginTime) when mode is REQUEUE and the job
+// may be requeued, else killed (state PREEMPTED).
+func (q *Queue) endPreempted(v *Job, by uint32, mode PreemptMode, now int64, p *Pass) {
+	if err := q.plugin.Fini(v.ID); err != nil {
+		return
+	}
+	if q.opt.Limits != nil {
+		q.opt.Limits.End(v, now)
+	}
+	q.clock.update = now
+	q.clock.immediate = true
+	if mode == PreemptRequeue && !v.NoRequeue {
+		v.State, v.Start, v.End, v.Nodes, v.Alloc, v.PlannedNodes = Pending, 0, 0, nil, nil, nil
+		v.PreemptTime = 0
+		v.Restarts++
+		v.Begin = now + seconds(q.cfg.RequeueDelay) + 1
+		if v.Priority == 0 {
+			// Loaded running without one: it queues with the
+			// scheduler's, not held.
+			v.Priority = q.sched.InitialPriority(q.lowest)
+		}
+		v.Eligible = 0
+		v.setReason(ReasonBeginTime, "")
+		p.Preempted = append(p.Preempted, PreemptEvent{Victim: v.ID, Preemptor: by, Mode: PreemptRequeue, End: now})
+		return
+	}
+	v.State, v.End = Preempted, now
+	v.setReason(ReasonNone, "")
+	p.Preempted = append(p.Preempted, PreemptEvent{Victim: v.ID, Preemptor: by, Mode: PreemptCancel, End: now})
+}
+
+// suspendVictim suspends v for a preemptor (the gang scheduler's part).
+func (q *Queue) suspendVictim(v *Job, now int64) {
+	if err := q.plugin.Suspend(v.ID); err != nil {
+		return
+	}
+	v.State, v.PreemptTime = Suspended, now
+	q.clock.update = now
+}
+
+// graceEnds stops the victims whose grace time is over (job_time_limit's
+// preempt_time check).
+func (q *Queue) graceEnds(now int64, p *Pass) {
+	if !q.opt.Preempt.enabled() {
+		return
+	}
+	for _, id := range q.ids {
+		if v := q.jobs[id].j; v.State == Running && v.PreemptTime != 0 && v.End <= now {
+			q.endPreempted(v, 0, q.jobMode(v), now, p)
+		}
+	}
+}
+
+// nextGraceEnd is when the next preempted job's grace time ends (0: none).
+func (q *Queue) nextGraceEnd() int64 {
+	if !q.opt.Preempt.enabled() {
+		return 0
+	}
+	next := int64(0)
+	for _, id := range q.ids {
+		if v := q.jobs[id].j; v.State == Running && v.PreemptTime != 0 && (next == 0 || v.End < next) {
+			next = v.End
+		}
+	}
+	return next
+}
+
+// resumeSuspended resumes the suspended jobs that fit again (the gang
+// scheduler's resume when their preemptor ended), in submit order.
+func (q *Queue) resumeSuspended(now int64) {
+	for _, id := range q.ids {
+		v := q.jobs[id].j
+		if v.State != Suspended {
+			continue
+		}
+		if q.suspendedBlocked(v) {
+			continue
+		}
+		if err := q.plugin.Resume(v.ID); err != nil {
+			continue
+		}
+		v.State, v.PreemptTime = Running, 0
+		q.clock.update = now
+	}
+}
+
+// suspendedBlocked reports whether a running job that may preempt v holds
+// one of v's nodes, so v stays suspended.
+func (q *Queue) suspendedBlocked(v *Job) bool {
+	for _, id := range q.ids {
+		o := q.jobs[id].j
+		if o.State == Running && o.Nodes != nil && o.Nodes.Intersects(v.Nodes) && q.mayPreempt(o, o.Partition, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// allSuspend reports whether every candidate is suspended when preempted
+// (it keeps its memory).
+func (q *Queue) allSuspend(cands []uint32) bool {
+	if len(cands) == 0 || !q.opt.Preempt.Flags.Gang {
+		return false
+	}
+	for _, id := range cands {
+		if q.jobMode(q.jobs[id].j) != PreemptSuspend {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,297 @@
+package sched
+
+import (
+	"testing"
+	"time"
+)
+
+// preemptFixture is four nodes in partitions lo (tier 0) and hipart
+// (tier 10), with preemption configured by pc and partition lo's settings.
+func preemptFixture(t *testing.T, s Scheduler, pc Preemption, lo Partition, cons bool) *fixture {
+	t.Helper()
+	if pc.KillWait == 0 {
+		pc.KillWait = DefaultKillWait
+	}
+	f := newFixture(t, nodesN("n", 1, 4, "lo", "hipart"), s, DefaultConfig(), map[string]Partition{"lo": lo}, cons)
+	f.q.opt.Preempt = pc
+	return f
+}
+
+// runLo adds a running job of partition lo on nodes.
+func (f *fixture) runLo(id uint32, nodes string, start int64, mut ...func(*Job)) *Job {
+	j := f.running(id, "lo", nodes, start, start+36000)
+	for _, m := range mut {
+		m(j)
+	}
+	return j
+}
+
+// TestPreemptPartitionPrioModes is preempt/partition_prio with each
+// PreemptMode: the preemptor waits (Resources) while its victims are
+// cancelled (PREEMPTED) or requeued (pending, BeginTime after
+// requeue_delay), and starts in the next pass; SUSPEND,GANG starts it at
+// once beside the suspended victim.
+func TestPreemptPartitionPrioModes(t *testing.T) {
+	for _, c := range []struct {
+		name                string
+		mode                PreemptMode
+		gang, noRequeue     bool
+		wantVictim1         string
+		wantHi1, wantHi2    string
+		wantVictim2         string
+		wantPreemptedEvents int
+	}{
+		{"cancel", PreemptCancel, false, false, "PREEMPTED None", "PENDING Resources", "RUNNING n1,n2", "PREEMPTED None", 1},
+		{"requeue", PreemptRequeue, false, false, "PENDING BeginTime", "PENDING Resources", "RUNNING n1,n2", "PENDING BeginTime", 1},
+		{"requeue refused by --no-requeue kills", PreemptRequeue, false, true, "PREEMPTED None", "PENDING Resources", "RUNNING n1,n2", "PREEMPTED None", 1},
+		{"suspend gang", PreemptSuspend, true, false, "SUSPENDED None", "RUNNING n1,n2", "RUNNING n1,n2", "SUSPENDED None", 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := preemptFixture(t, Builtin{}, Preemption{Type: PreemptPartitionPrio, Mode: c.mode, Flags: PreemptModeFlags{Gang: c.gang}}, Partition{}, false)
+			v := f.runLo(1, "n1,n2", 100, func(j *Job) { j.NoRequeue = c.noRequeue })
+			other := f.runLo(2, "n3,n4", 100)
+			hi := f.submit(3, 10, "nodes=2,partition=hipart,time=10")
+			p := f.pass(1000)
+			if got := f.outcome(v); got != c.wantVictim1 {
+				t.Errorf("victim after pass 1: %s, want %s", got, c.wantVictim1)
+			}
+			if got := f.outcome(hi); got != c.wantHi1 {
+				t.Errorf("preemptor after pass 1: %s, want %s", got, c.wantHi1)
+			}
+			if got := f.outcome(other); got != "RUNNING n3,n4" {
+				t.Errorf("bystander: %s", got)
+			}
+			if len(p.Preempted) != c.wantPreemptedEvents || p.Preempted[0].Victim != 1 || p.Preempted[0].Preemptor != 3 {
+				t.Errorf("events %+v", p.Preempted)
+			}
+			if c.mode == PreemptRequeue && !c.noRequeue {
+				if v.Begin != 1000+121 || v.Restarts != 1 {
+					t.Errorf("requeued: begin %d restarts %d, want 1121 and 1", v.Begin, v.Restarts)
+				}
+			}
+			f.pass(1001)
+			if got := f.outcome(hi); got != c.wantHi2 {
+				t.Errorf("preemptor after pass 2: %s, want %s", got, c.wantHi2)
+			}
+			if got := f.outcome(v); got != c.wantVictim2 {
+				t.Errorf("victim after pass 2: %s, want %s", got, c.wantVictim2)
+			}
+		})
+	}
+}
+
+// TestPreemptSuspendedJobResumesWhenPreemptorEnds is the gang scheduler's
+// resume: once the preemptor ends, the suspended victim runs again.
+func TestPreemptSuspendedJobResumesWhenPreemptorEnds(t *testing.T) {
+	f := preemptFixture(t, Builtin{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptSuspend, Flags: PreemptModeFlags{Gang: true}}, Partition{}, false)
+	v := f.runLo(1, "n1,n2,n3,n4", 100)
+	hi := f.submit(2, 10, "nodes=2,partition=hipart,time=10")
+	f.pass(1000)
+	if v.State != Suspended || hi.State != Running {
+		t.Fatalf("victim %s, preemptor %s", f.outcome(v), f.outcome(hi))
+	}
+	if err := f.q.Finish(2, Completed, 1500); err != nil {
+		t.Fatal(err)
+	}
+	if v.State != Running {
+		t.Errorf("victim after the preemptor ended: %s, want RUNNING", f.outcome(v))
+	}
+}
+
+// TestPreemptGraceTimeDelaysTheVictimsEnd is GraceTime: the victim runs on
+// until now+GraceTime, and the tick at that time preempts it.
+func TestPreemptGraceTimeDelaysTheVictimsEnd(t *testing.T) {
+	f := preemptFixture(t, Backfill{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, Partition{GraceTime: 30 * time.Second}, false)
+	v := f.runLo(1, "n1,n2,n3,n4", 100)
+	hi := f.submit(2, 10, "nodes=4,partition=hipart,time=10")
+	p := f.pass(1000)
+	if v.State != Running || v.End != 1030 || v.PreemptTime != 1000 {
+		t.Fatalf("victim %s end %d preempt %d, want RUNNING until 1030", f.outcome(v), v.End, v.PreemptTime)
+	}
+	if len(p.Preempted) != 1 || p.Preempted[0].End != 1030 {
+		t.Errorf("events %+v", p.Preempted)
+	}
+	if got := f.outcome(hi); got != "PENDING Resources" {
+		t.Errorf("preemptor %s", got)
+	}
+	f.q.Tick(1001)
+	if next := f.q.NextTick(1001); next > 1030 {
+		t.Errorf("NextTick %d, want <= 1030 (the grace end)", next)
+	}
+	f.q.Tick(1029)
+	if v.State != Running {
+		t.Errorf("victim at 1029: %s", f.outcome(v))
+	}
+	f.q.Tick(1030)
+	if v.State != Preempted || v.End != 1030 {
+		t.Errorf("victim at 1030: %s end %d, want PREEMPTED at 1030", f.outcome(v), v.End)
+	}
+	f.q.Tick(1031)
+	if hi.State != Running {
+		t.Errorf("preemptor after the grace time: %s", f.outcome(hi))
+	}
+}
+
+// TestPreemptRules is who may preempt whom: tiers, PreemptMode=OFF on the
+// victim's partition, PreemptExemptTime, min_exempt_priority, the PRIORITY
+// flag, and preempt/qos with its Preempt lists and WITHIN.
+func TestPreemptRules(t *testing.T) {
+	qos := map[string]QOSPreempt{
+		"high":   {Priority: 100, Preempt: []string{"normal"}},
+		"normal": {Priority: 10},
+		"within": {Priority: 5, Flags: PreemptModeFlags{Within: true}},
+	}
+	for _, c := range []struct {
+		name      string
+		pc        Preemption
+		lo        Partition
+		part      string
+		victimQOS string
+		hiQOS     string
+		hiPrio    uint32
+		victimPri uint32
+		start     int64
+		want      bool
+	}{
+		{name: "higher tier preempts", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, part: "hipart", want: true},
+		{name: "same tier does not", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, part: "lo"},
+		{name: "preempt/none does not", pc: Preemption{Type: PreemptNone, Mode: PreemptCancel}, part: "hipart"},
+		{name: "cluster mode OFF does not", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptOff}, part: "hipart"},
+		{name: "victim partition PreemptMode=OFF is spared", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, lo: Partition{PreemptMode: PreemptOff}, part: "hipart"},
+		{name: "PreemptExemptTime spares a young job", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel, ExemptTime: time.Hour}, part: "hipart", start: 900},
+		{name: "PreemptExemptTime over", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel, ExemptTime: time.Minute}, part: "hipart", start: 900, want: true},
+		{name: "min_exempt_priority spares a high-priority job", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel, MinExemptPriority: 50}, part: "hipart", victimPri: 51},
+		{name: "PRIORITY flag needs a higher job priority", pc: Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel, Flags: PreemptModeFlags{Priority: true}}, part: "hipart", hiPrio: 1, victimPri: 5},
+		{name: "qos listed preempts", pc: Preemption{Type: PreemptQOS, Mode: PreemptCancel, QOS: qos}, part: "lo", hiQOS: "high", victimQOS: "normal", want: true},
+		{name: "qos not listed does not", pc: Preemption{Type: PreemptQOS, Mode: PreemptCancel, QOS: qos}, part: "lo", hiQOS: "normal", victimQOS: "high"},
+		{name: "same qos does not", pc: Preemption{Type: PreemptQOS, Mode: PreemptCancel, QOS: qos}, part: "lo", hiQOS: "normal", victimQOS: "normal"},
+		{name: "same qos WITHIN by priority", pc: Preemption{Type: PreemptQOS, Mode: PreemptCancel, QOS: qos}, part: "lo", hiQOS: "within", victimQOS: "within", hiPrio: 10, victimPri: 5, want: true},
+		{name: "qos exempt time", pc: Preemption{Type: PreemptQOS, Mode: PreemptCancel, QOS: map[string]QOSPreempt{"high": qos["high"], "normal": {ExemptTime: time.Hour, ExemptSet: true}}}, part: "lo", hiQOS: "high", victimQOS: "normal", start: 900},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := preemptFixture(t, Builtin{}, c.pc, c.lo, false)
+			start := c.start
+			if start == 0 {
+				start = 100
+			}
+			vp := c.victimPri
+			if vp == 0 {
+				vp = 1
+			}
+			v := f.runLo(1, "n1,n2,n3,n4", start, func(j *Job) { j.QOS, j.Priority = c.victimQOS, vp })
+			hp := c.hiPrio
+			if hp == 0 {
+				hp = 10
+			}
+			f.submit(2, hp, "nodes=2,time=10,partition="+c.part, func(j *Job) { j.QOS = c.hiQOS })
+			f.pass(1000)
+			if got := v.State != Running; got != c.want {
+				t.Errorf("preempted %v (victim %s), want %v", got, f.outcome(v), c.want)
+			}
+		})
+	}
+}
+
+// TestPreemptVictimOrder is slurm_find_preemptable_jobs' order: lowest
+// preemption priority first (tier, then fewer nodes), or with
+// youngest_first the latest start; the select plugin takes victims in that
+// order until the job fits.
+func TestPreemptVictimOrder(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		youngest bool
+		want     uint32
+	}{
+		{"smallest job of the lowest tier first", false, 2},
+		{"youngest first", true, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := preemptFixture(t, Builtin{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel, YoungestFirst: c.youngest}, Partition{}, false)
+			f.runLo(1, "n1,n2", 100)
+			f.runLo(2, "n3", 200)
+			f.runLo(3, "n4", 300)
+			f.submit(4, 10, "nodes=1,partition=hipart,time=10")
+			p := f.pass(1000)
+			if len(p.Preempted) != 1 || p.Preempted[0].Victim != c.want {
+				t.Errorf("victims %+v, want job %d", p.Preempted, c.want)
+			}
+		})
+	}
+}
+
+// TestPreemptQueueOrderPutsPreemptorsFirst is sort_job_queue2's first
+// test: a job whose QOS may preempt another's sorts before it whatever
+// their priorities.
+func TestPreemptQueueOrderPutsPreemptorsFirst(t *testing.T) {
+	qos := map[string]QOSPreempt{"high": {Preempt: []string{"normal"}}, "normal": {}}
+	f := preemptFixture(t, Builtin{}, Preemption{Type: PreemptQOS, Mode: PreemptCancel, QOS: qos}, Partition{}, false)
+	f.submit(1, 500, "nodes=9,partition=lo", func(j *Job) { j.QOS = "normal" })
+	f.submit(2, 5, "nodes=9,partition=lo", func(j *Job) { j.QOS = "high" })
+	var got []string
+	for _, r := range f.q.buildQueue(1000, false, false) {
+		got = append(got, itoa(r.e.j.ID))
+	}
+	if s := join(got); s != "2 1" {
+		t.Errorf("queue %s, want 2 1", s)
+	}
+}
+
+// TestPreemptKillWaitPreemptsNoMoreMeanwhile is preempt_start_time: while
+// its victims are going (KillWait+MessageTimeout), a preemptor preempts no
+// more jobs.
+func TestPreemptKillWaitPreemptsNoMoreMeanwhile(t *testing.T) {
+	f := preemptFixture(t, Builtin{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, Partition{GraceTime: 100 * time.Second}, false)
+	v := f.runLo(1, "n1,n2,n3,n4", 100)
+	f.submit(2, 10, "nodes=4,partition=hipart,time=10")
+	p1 := f.pass(1000)
+	p2 := f.pass(1010)
+	if len(p1.Preempted) != 1 || len(p2.Preempted) != 0 || v.End != 1100 {
+		t.Errorf("pass 1 %+v, pass 2 %+v, victim end %d", p1.Preempted, p2.Preempted, v.End)
+	}
+}
+
+// TestPreemptInBackfill is backfill's _try_sched with preemptee
+// candidates: a job the main pass did not reach preempts from backfill.
+func TestPreemptInBackfill(t *testing.T) {
+	for _, cons := range []bool{false, true} {
+		f := preemptFixture(t, Backfill{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptRequeue}, Partition{}, cons)
+		v := f.runLo(1, "n1,n2,n3,n4", 100)
+		hi := f.submit(2, 10, "nodes=2,partition=hipart,time=10")
+		p := &Pass{}
+		f.q.BackfillPass(1000, p)
+		if v.State != Pending || v.Reason != ReasonBeginTime || len(p.Preempted) != 1 {
+			t.Errorf("cons=%v: victim %s, events %+v", cons, f.outcome(v), p.Preempted)
+		}
+		if got := f.outcome(hi); got != "PENDING Resources" {
+			t.Errorf("cons=%v: preemptor %s", cons, got)
+		}
+	}
+}
+
+// TestParsePreemptSettings reads PreemptType and PreemptMode as slurm.conf
+// writes them.
+func TestParsePreemptSettings(t *testing.T) {
+	if ty, err := ParsePreemptType("preempt/partition_prio"); err != nil || ty != PreemptPartitionPrio {
+		t.Errorf("partition_prio: %v %v", ty, err)
+	}
+	if ty, err := ParsePreemptType("preempt/qos"); err != nil || ty != PreemptQOS {
+		t.Errorf("qos: %v %v", ty, err)
+	}
+	if _, err := ParsePreemptType("preempt/bogus"); err == nil {
+		t.Error("bogus type accepted")
+	}
+	m, fl, err := ParsePreemptMode("SUSPEND,GANG")
+	if err != nil || m != PreemptSuspend || !fl.Gang {
+		t.Errorf("SUSPEND,GANG: %v %+v %v", m, fl, err)
+	}
+	if m, _, _ := ParsePreemptMode("GANG"); m != PreemptOff {
+		t.Errorf("GANG alone: %v", m)
+	}
+	if _, _, err := ParsePreemptMode("SOMETIMES"); err == nil {
+		t.Error("bad mode accepted")
+	}
+	bad := Preemption{Type: PreemptPartitionPrio, Mode: PreemptSuspend}
+	if bad.Validate() == nil {
+		t.Error("SUSPEND without GANG accepted")
+	}
+}
