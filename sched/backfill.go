@@ -16,6 +16,10 @@ type bfCounts struct {
 // exceeds is _job_exceeds_max_bf_param: whether job j in part is over a
 // bf_max_job_* cap; otherwise it is counted.
 func (c *bfCounts) exceeds(cfg Config, j *Job, part string) bool {
+	if cfg.BFMaxJobUserPart <= 0 && cfg.BFMaxJobPart <= 0 && cfg.BFMaxJobAssoc <= 0 && cfg.BFMaxJobUser <= 0 {
+		// Nothing reads the counts.
+		return false
+	}
 	up := j.User + "\x00" + part
 	assoc := j.Account + "\x00" + j.User
 	switch {
@@ -62,6 +66,12 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
 	baseBuf, availBuf, chosenBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
+	// Without a Limits hook, which reads allocations, will-run answers
+	// need not be built as allocations when the plugin can skip that.
+	var dense job.DenseWillRun
+	if d, ok := q.plugin.(job.DenseWillRun); ok && q.opt.Limits == nil {
+		dense = d
+	}
 	p.BackfillExit = "end of queue"
 recordLoop:
 	for _, r := range recs {
@@ -101,11 +111,16 @@ recordLoop:
 			limit = tm
 		}
 		minN, _, _ := req.NodeCounts(0)
-		base := pr.cands
+		var baseBits bitset.Set
 		if cfg.BFPlanIgnoresConstraints && len(req.Constraints) > 0 {
-			base = q.unconstrained(e, r.part)
+			baseBits = baseBuf.Fill(q.unconstrained(e, r.part))
+		} else {
+			if pr.candBits == nil {
+				pr.candBits = ns.bits(pr.cands)
+			}
+			baseBits = baseBuf
+			copy(baseBits, pr.candBits)
 		}
-		baseBits := baseBuf.Fill(base)
 		baseBits.And(usableBits)
 		var required bitset.Set
 		if req.RequiredSet != nil && !req.RequiredSet.IsEmpty() {
@@ -145,8 +160,17 @@ recordLoop:
 				jobTests++
 				counted = true
 			}
-			avail := availBits.Roaring()
-			a, err := q.willRunPreempting(e, r.part, avail, max(startRes, now), now)
+			var a *job.Allocation
+			var aStart int64
+			var chosen bitset.Set
+			var err error
+			unname := q.namePreemptees(e, r.part, now)
+			if dense != nil {
+				aStart, chosen, err = dense.WillRunDense(req, availBits, max(startRes, now))
+			} else if a, err = q.plugin.Select(req, availBits.Roaring(), job.WillRun, max(startRes, now)); err == nil {
+				aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
+			}
+			unname()
 			if err != nil {
 				if laterStart != 0 && !noReserve {
 					continue
@@ -154,17 +178,16 @@ recordLoop:
 				j.Start = origStart
 				break
 			}
-			if startRes > now && a.Start == startRes+1 {
+			if startRes > now && aStart == startRes+1 {
 				// Slurm's will-run from a later start drops the jobs
 				// ending by then and answers "now", which becomes
 				// start_res; sift's plugin, asked at startRes, answers
 				// one second later for a job that fits once they end.
-				a.Start = startRes
+				aStart = startRes
 			}
-			start := max(a.Start, startRes)
+			start := max(aStart, startRes)
 			overlapTested := false
 			var st, endRes int64
-			chosen := chosenBuf.Fill(a.Nodes)
 			if start > now {
 				st, endRes = ns.slotTime(start, limit)
 				if ns.overlaps(chosen, st, endRes) {
@@ -177,7 +200,7 @@ recordLoop:
 				overlapTested = true
 			}
 			if start <= now {
-				out := q.startNow(e, r.part, avail, now, p)
+				out := q.startNow(e, r.part, availBits.Roaring(), now, p)
 				if out == started {
 					if limit < fullLimit {
 						q.stretchLimit(e, r.part, ns, now, limit, fullLimit)
@@ -243,7 +266,7 @@ recordLoop:
 			}
 			ns.add(st, endRes, chosen)
 			q.clock.update = now
-			j.PlannedNodes = a.Nodes.Clone()
+			j.PlannedNodes = chosen.Roaring()
 			counts.resvPart[r.part]++
 			p.Reserved++
 			continue recordLoop
@@ -298,14 +321,16 @@ func (q *Queue) unconstrained(e *entry, part string) *roaring.Bitmap {
 	return c
 }
 
-// willRunPreempting is the will-run test of backfill's _try_sched, with the
-// running jobs e's job may preempt (slurm_find_preemptable_jobs) counted
-// as gone.
-func (q *Queue) willRunPreempting(e *entry, part string, avail *roaring.Bitmap, at, now int64) (*job.Allocation, error) {
-	req := e.parts[part].req
-	if cands := q.preemptCandidates(e.j, part, now); cands != nil {
-		req.PreemptCandidates, req.PreemptSuspend = cands, q.allSuspend(cands)
-		defer func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }()
+// namePreemptees names in e's request in part the running jobs its job
+// may preempt (slurm_find_preemptable_jobs), so that backfill's will-run
+// test (_try_sched) counts them as gone; the returned func takes them
+// back.
+func (q *Queue) namePreemptees(e *entry, part string, now int64) func() {
+	cands := q.preemptCandidates(e.j, part, now)
+	if cands == nil {
+		return func() {}
 	}
-	return q.plugin.Select(req, avail, job.WillRun, at)
+	req := e.parts[part].req
+	req.PreemptCandidates, req.PreemptSuspend = cands, q.allSuspend(cands)
+	return func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }
 }

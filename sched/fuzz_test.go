@@ -42,7 +42,12 @@ type fuzzWorld struct {
 	cfg   Config
 }
 
-func newFuzzWorld(t *testing.T, g *byteGen) *fuzzWorld {
+// plainPlugin hides a select plugin's optional fast paths
+// (job.DenseWillRun), so that the passes take their reference path.
+type plainPlugin struct{ job.Plugin }
+
+// newFuzzWorld builds a random world; plain hides the plugin's fast paths.
+func newFuzzWorld(t *testing.T, g *byteGen, plain bool) *fuzzWorld {
 	nNodes := 2 + g.n(11)
 	nParts := 1 + g.n(3)
 	var parts []string
@@ -81,6 +86,9 @@ func newFuzzWorld(t *testing.T, g *byteGen) *fuzzWorld {
 	var plugin job.Plugin = linear.New(cl, linear.Config{})
 	if g.bool() {
 		plugin = constres.New(cl, constres.Config{})
+	}
+	if plain {
+		plugin = plainPlugin{plugin}
 	}
 	cfg := DefaultConfig()
 	cfg.BFResolution = time.Duration(1+g.n(120)) * time.Second
@@ -217,10 +225,11 @@ func (w *fuzzWorld) checkReservations(t *testing.T, now int64, reserved []*Job) 
 
 // runPasses runs a random job stream from data through several passes on
 // a random cluster, checks the invariants after each, and returns every
-// job's outcome so that two runs can be compared.
-func runPasses(t *testing.T, data []byte) string {
+// job's outcome so that two runs can be compared; plain hides the select
+// plugin's fast paths.
+func runPasses(t *testing.T, data []byte, plain bool) string {
 	g := &byteGen{b: data}
-	w := newFuzzWorld(t, g)
+	w := newFuzzWorld(t, g, plain)
 	now := int64(1000)
 	id := uint32(0)
 	if g.n(3) == 0 {
@@ -297,20 +306,26 @@ func (w *fuzzWorld) outcomes() string {
 }
 
 // FuzzSchedulePasses runs random job streams through several passes on
-// random clusters and checks the invariants after each.
+// random clusters and checks the invariants after each, with the select
+// plugin's fast paths and without: the outcomes must be the same.
 func FuzzSchedulePasses(f *testing.F) {
 	f.Add([]byte{})
 	f.Add([]byte("\x05\x02\x07\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"))
 	f.Add([]byte("backfill reserves the head job while short jobs fill the holes"))
 	f.Add([]byte{10, 2, 1, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 1, 1, 200, 3, 9, 9, 9, 9, 0, 0, 0, 4, 4, 4, 4, 100, 100, 100})
-	f.Fuzz(func(t *testing.T, data []byte) { runPasses(t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if fast, plain := runPasses(t, data, false), runPasses(t, data, true); fast != plain {
+			t.Fatalf("the fast paths change the outcome:\n%s\nplain\n%s", fast, plain)
+		}
+	})
 }
 
 // TestRandomPassesKeepInvariants runs 2,000 seeded random inputs through
 // runPasses twice each: the invariants hold after every pass (no node over
 // its CPUs, no backfilled job on a reservation of a job ahead of it that it
 // would delay, no two reservations sharing nodes at once, a reason for
-// every pending job), and both runs end the same way.
+// every pending job), and both runs end the same way, the second without
+// the select plugin's fast paths (will-run on dense sets).
 func TestRandomPassesKeepInvariants(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 29))
 	for seed := 0; seed < 2000; seed++ {
@@ -318,8 +333,8 @@ func TestRandomPassesKeepInvariants(t *testing.T) {
 		for i := range data {
 			data[i] = byte(r.IntN(256))
 		}
-		first := runPasses(t, data)
-		if again := runPasses(t, data); again != first {
+		first := runPasses(t, data, false)
+		if again := runPasses(t, data, true); again != first {
 			t.Fatalf("input %d: two runs of the same input differ:\n%s\nthen\n%s", seed, first, again)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/compiler"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/candidate"
 	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/vm"
@@ -99,8 +100,11 @@ type entry struct {
 type partReq struct {
 	req   *job.Request
 	cands *roaring.Bitmap
-	chain *candidate.Result
-	err   error
+	// candBits is cands in dense form, made by the first backfill pass
+	// that tests the job.
+	candBits bitset.Set
+	chain    *candidate.Result
+	err      error
 }
 
 // Errors of the queue's API (the seed's errno values as typed errors).

@@ -1,6 +1,9 @@
 package job
 
-import "github.com/RoaringBitmap/roaring/v2"
+import (
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/bitset"
+)
 
 // Plugin is what every select plugin (linear, cons_tres) offers: Slurm's
 // select_p_job_test and the job lifecycle, over one cluster.
@@ -33,6 +36,15 @@ type Plugin interface {
 	// dir; on any error the current state is left untouched. A missing file
 	// is reported with fs.ErrNotExist.
 	LoadState(dir string) error
+}
+
+// DenseWillRun is offered by plugins that answer a will-run test on dense
+// candidates without building an Allocation, for backfill's many tests:
+// the Start and Nodes of Select(req, cand, WillRun, now), or its error.
+// cand is not changed; nodes belong to the plugin and are valid until its
+// next call.
+type DenseWillRun interface {
+	WillRunDense(req *Request, cand bitset.Set, now int64) (start int64, nodes bitset.Set, err error)
 }
 
 // Held is one job a plugin holds, as its state file records it.

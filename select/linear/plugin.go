@@ -315,11 +315,65 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 			all.Copy(bitset.FromRoaring(cand, p.cl.N))
 		}
 	}
-	if r.ExcludedSet != nil {
+	if err := p.screen(r, all); err != nil {
+		return nil, err
+	}
+	switch mode {
+	case job.TestOnly:
+		return p.testOnly(r, all)
+	case job.WillRun:
+		if r.Preempts(p.cfg.Preempt) {
+			return p.willRunAll(r, all, now)
+		}
+		start, out, total, err := p.willRunMemo(r, all, now)
+		if err != nil {
+			return nil, err
+		}
+		return p.allocation(r, out, total, start, nil), nil
+	}
+	usable := p.buf(bufUsable)
+	usable.Copy(all)
+	usable.And(p.usable)
+	a, err := p.runNowTiers(r, usable, now)
+	if err == nil {
+		return a, nil
+	}
+	if _, terr := p.testOnly(r, all); terr != nil {
+		return nil, terr
+	}
+	return nil, err
+}
+
+// WillRunDense implements job.DenseWillRun: Select's will-run answer on
+// the dense candidates cand (left unchanged), its start and nodes only.
+// The nodes belong to the plugin: read them before its next call.
+func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64, bitset.Set, error) {
+	all := p.buf(bufAll)
+	all.Copy(cand)
+	if err := p.screen(r, all); err != nil {
+		return 0, nil, err
+	}
+	if r.Preempts(p.cfg.Preempt) {
+		a, err := p.willRunAll(r, all, now)
+		if err != nil {
+			return 0, nil, err
+		}
+		out := p.buf(bufOut)
+		out.Fill(a.Nodes)
+		return a.Start, out, nil
+	}
+	start, out, _, err := p.willRunMemo(r, all, now)
+	return start, out, err
+}
+
+// screen is Select's checks of every mode: all loses the excluded nodes;
+// required nodes outside it, or more CPUs than the partition has, fail.
+func (p *Plugin) screen(r *job.Request, all bitset.Set) error {
+	if r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty() {
 		all.AndNot(bitset.FromRoaring(r.ExcludedSet, p.cl.N))
 	}
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bitset.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
-		return nil, &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
+		return &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
 	}
 	if part := p.cl.Partitions[r.Partition]; part != nil && r.NTasksPerCore > 0 {
 		// job_mgr.c refuses more CPUs than the partition has
@@ -333,47 +387,57 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 			}
 		}
 		if r.MinCPUs(max(r.MinNodes, 1)) > total {
-			return nil, &job.Unsatisfied{Never: true, Reason: "more CPUs than the partition has"}
+			return &job.Unsatisfied{Never: true, Reason: "more CPUs than the partition has"}
 		}
 	}
-	switch mode {
-	case job.TestOnly:
-		return p.testOnly(r, all)
-	case job.WillRun:
-		if r.MaxNodes == 0 && r.NTasks > 0 {
-			// job_mgr.c's implicit max_nodes = ntasks, which
-			// job_start_data asks for.
-			wr := *r
-			wr.MaxNodes, wr.ReqNodes = r.NTasks, r.NTasks
-			r = &wr
+	return nil
+}
+
+// willRunAll is Select's will-run mode on the screened candidates all
+// (changed) with preemption.
+func (p *Plugin) willRunAll(r *job.Request, all bitset.Set, now int64) (*job.Allocation, error) {
+	r, usable := p.willRunPrep(r, all)
+	a, err := p.willRun(r, usable, now)
+	if err != nil {
+		if _, terr := p.testOnly(r, all); terr != nil {
+			return nil, terr
 		}
-		if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
-			// job_start_data tests a job with a node list on those
-			// nodes only.
-			all.And(bitset.FromRoaring(r.RequiredSet, p.cl.N))
+	}
+	return a, err
+}
+
+// willRunFitAll is Select's will-run mode on the screened candidates all
+// (changed) without preemption: the nodes (scratch), their CPUs and the
+// end of the release that lets the job run (fitsNow if it runs now). A job
+// that cannot run even after every release gets _test_only's answer when
+// that fails too.
+func (p *Plugin) willRunFitAll(r *job.Request, all bitset.Set) (bitset.Set, int, int64, error) {
+	r, usable := p.willRunPrep(r, all)
+	out, total, end, err := p.willRunFit(r, usable)
+	if err != nil {
+		if _, terr := p.testOnly(r, all); terr != nil {
+			return nil, 0, 0, terr
 		}
-		usable := p.buf(bufUsable)
-		usable.Copy(all)
-		usable.And(p.usable)
-		a, err := p.willRun(r, usable, now)
-		if err != nil {
-			if _, terr := p.testOnly(r, all); terr != nil {
-				return nil, terr
-			}
-		}
-		return a, err
+	}
+	return out, total, end, err
+}
+
+// willRunPrep is what job_start_data asks will-run about: r with its
+// implicit max_nodes = ntasks (job_mgr.c), on its node list only when it
+// has one, and the usable ones of those candidates.
+func (p *Plugin) willRunPrep(r *job.Request, all bitset.Set) (*job.Request, bitset.Set) {
+	if r.MaxNodes == 0 && r.NTasks > 0 {
+		wr := *r
+		wr.MaxNodes, wr.ReqNodes = r.NTasks, r.NTasks
+		r = &wr
+	}
+	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
+		all.And(bitset.FromRoaring(r.RequiredSet, p.cl.N))
 	}
 	usable := p.buf(bufUsable)
 	usable.Copy(all)
 	usable.And(p.usable)
-	a, err := p.runNowTiers(r, usable, now)
-	if err == nil {
-		return a, nil
-	}
-	if _, terr := p.testOnly(r, all); terr != nil {
-		return nil, terr
-	}
-	return nil, err
+	return r, usable
 }
 
 // testOnly is _test_only (reference §1.5): capacity only, memory ignored.

@@ -1,6 +1,7 @@
 package linear
 
 import (
+	"math"
 	"slices"
 
 	"github.com/nodesift/sift/select/bitset"
@@ -25,6 +26,8 @@ type releaseChain struct {
 	// freed holds, per running-job count a node may share with
 	// (maxRun), the nodes in the order releases free them; see freedAt.
 	freed map[int]*freeOrder
+	// memo holds will-run's answers on this state (willRunMemo).
+	memo map[memoKey][]*memoAnswer
 }
 
 // freeOrder is, for one maxRun, each node's release count: how many of
@@ -56,7 +59,7 @@ func (p *Plugin) chain() *releaseChain {
 	st := p.st
 	p.rel = &releaseChain{base: st, gen: st.gen, running: running,
 		scratch: &state{mem: slices.Clone(st.mem), excl: slices.Clone(st.excl), run: slices.Clone(st.run), tot: slices.Clone(st.tot)},
-		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}}
+		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}, memo: map[memoKey][]*memoAnswer{}}
 	return p.rel
 }
 
@@ -134,17 +137,41 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	return o
 }
 
+// fitsNow is willRunFit's release end for a job that runs without any
+// release.
+const fitsNow = math.MinInt64
+
+// startAt is the will-run start at now of a job that fits after the
+// release ending at end.
+func startAt(end, now int64) int64 {
+	if end == fitsNow {
+		return now
+	}
+	return max(end, now+1)
+}
+
 // willRun is _will_run_test (reference §1.5): willRunPlain's answer without
-// its copy. The candidates that pass countBitmap only grow as jobs are
-// released, and only on the nodes of the released job, so they are kept
-// up to date a node at a time instead of recounted (from the chain's
-// release counts when memory is not consumable, else on scratch books);
-// the best fit reads nothing else of the state. With preemption it is
-// willRunPlain.
+// its copy. With preemption it is willRunPlain.
 func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	if r.Preempts(p.cfg.Preempt) {
 		return p.willRunPlain(r, cand, now)
 	}
+	out, total, end, err := p.willRunFit(r, cand)
+	if err != nil {
+		return nil, err
+	}
+	return p.allocation(r, out, total, startAt(end, now), nil), nil
+}
+
+// willRunFit is willRun without preemption, whose answer depends on now
+// only through its start: the nodes (in scratch), their CPUs, and the end
+// of the running job whose release lets the job run (fitsNow if none is
+// needed). The candidates that pass countBitmap only grow as jobs are
+// released, and only on the nodes of the released job, so they are kept
+// up to date a node at a time instead of recounted (from the chain's
+// release counts when memory is not consumable, else on scratch books);
+// the best fit reads nothing else of the state.
+func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, int64, error) {
 	maxRun := max(p.maxShare(r)-1, 1)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	w := p.wantOf(r, minN)
@@ -153,7 +180,7 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 	count := p.countBitmap(p.st, r, cand, f, maxRun, noShareLimit, job.RunNow)
 	if count >= minN {
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
-			return p.allocation(r, out, total, now, nil), nil
+			return out, total, fitsNow, nil
 		}
 	}
 	c := p.chain()
@@ -173,10 +200,10 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 				continue
 			}
 			if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
-				return p.allocation(r, out, total, max(j.end, now+1), nil), nil
+				return out, total, j.end, nil
 			}
 		}
-		return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
+		return nil, 0, 0, errNeverFits
 	}
 	defer c.reset()
 	for _, j := range c.running {
@@ -191,8 +218,87 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 			continue
 		}
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
-			return p.allocation(r, out, total, max(j.end, now+1), nil), nil
+			return out, total, j.end, nil
 		}
 	}
-	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
+	return nil, 0, 0, errNeverFits
+}
+
+// errNeverFits is will-run's answer for a job that does not fit even when
+// every running job has ended.
+var errNeverFits = &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
+
+// memoKey is what will-run reads of a request (the fields of job.Request
+// that TestWillRunMemoKeyCoversTheRequest lists as read), the sharing
+// its partition allows, and a hash of the candidates.
+type memoKey struct {
+	minNodes, maxNodes, reqNodes, nTasks, cpusPerTask, nTasksPerNode int
+	threadsPerCore, minCPUsTotal, gpusPerNode, gpusPerJob, maxShare  int
+	memPerNode, memPerCPU                                            uint64
+	memPerNodeSet, contiguous, exclusive, overSubscribe              bool
+	gpuType, partition                                               string
+	cand                                                             uint64
+}
+
+// memoAnswer is one remembered will-run answer: willRunFitAll's on cand.
+type memoAnswer struct {
+	cand  bitset.Set
+	out   bitset.Set
+	total int
+	end   int64
+	err   error
+}
+
+// memoLimit bounds the answers one chain remembers.
+const memoLimit = 1 << 12
+
+// noMemo disables the will-run memo, for differential tests.
+var noMemo = false
+
+// keyOf is r's memo key on the screened candidates all, false for a
+// request will-run does not remember (a node list, excluded nodes,
+// ntasks-per-core).
+func (p *Plugin) keyOf(r *job.Request, all bitset.Set) (memoKey, bool) {
+	if noMemo || (r.RequiredSet != nil && !r.RequiredSet.IsEmpty()) || (r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty()) || r.NTasksPerCore > 0 {
+		return memoKey{}, false
+	}
+	h := uint64(len(all))
+	for _, w := range all {
+		h = (h^w)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
+		h ^= h >> 29
+	}
+	return memoKey{minNodes: r.MinNodes, maxNodes: r.MaxNodes, reqNodes: r.ReqNodes, nTasks: r.NTasks, cpusPerTask: r.CPUsPerTask,
+		nTasksPerNode: r.NTasksPerNode, threadsPerCore: r.ThreadsPerCore, minCPUsTotal: r.MinCPUsTotal, gpusPerNode: r.GPUsPerNode,
+		gpusPerJob: r.GPUsPerJob, maxShare: p.maxShare(r), memPerNode: r.MemPerNode, memPerCPU: r.MemPerCPU,
+		memPerNodeSet: r.MemPerNodeSet, contiguous: r.Contiguous, exclusive: r.Exclusive, overSubscribe: r.OverSubscribe,
+		gpuType: r.GPUType, partition: r.Partition, cand: h}, true
+}
+
+// willRunMemo is willRunFitAll at now, remembered while the plugin's jobs
+// do not change: a backfill pass asks the same shapes on the same
+// candidates round after round, and pass after pass until a job starts or
+// ends. The answer's nodes must not be changed.
+func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, bitset.Set, int, error) {
+	key, ok := p.keyOf(r, all)
+	if !ok {
+		out, total, end, err := p.willRunFitAll(r, all)
+		return startAt(end, now), out, total, err
+	}
+	c := p.chain()
+	for _, m := range c.memo[key] {
+		if m.cand.Equal(all) {
+			return startAt(m.end, now), m.out, m.total, m.err
+		}
+	}
+	m := &memoAnswer{cand: all.Clone()}
+	out, total, end, err := p.willRunFitAll(r, all)
+	m.total, m.end, m.err = total, end, err
+	if err == nil {
+		m.out = out.Clone()
+	}
+	if len(c.memo) >= memoLimit {
+		clear(c.memo)
+	}
+	c.memo[key] = append(c.memo[key], m)
+	return startAt(end, now), m.out, total, err
 }
