@@ -74,18 +74,7 @@ func (p *postings) orSpan(dst []uint64, s span) {
 		a := searchU32(p.ck, s.lo)
 		b := searchU32(p.ck, s.hi+1) - 1
 		if a < b && int(p.ck[b]-p.ck[a])*2 > p.w1-p.w0 {
-			hiW, loW := p.pre[b], p.pre[a]
-			d := dst[p.w0:p.w1]
-			if loW == nil {
-				for i, w := range hiW {
-					d[i] |= w
-				}
-			} else {
-				loW = loW[:len(hiW)]
-				for i, w := range hiW {
-					d[i] |= w &^ loW[i]
-				}
-			}
+			spanWords(dst[p.w0:p.w1], p.pre[b], p.pre[a], false)
 			p.setBits(dst, s.lo, p.ck[a])
 			p.setBits(dst, p.ck[b], s.hi)
 			return
@@ -151,7 +140,7 @@ type sink struct {
 
 func (k *sink) prepare() {
 	if !k.clean {
-		clearWords(k.dst)
+		clear(k.dst)
 		k.clean = true
 	}
 }
@@ -202,8 +191,8 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 	// On stale words the first pass assigns: no separate clearing pass.
 	assign := !k.clean
 	if assign {
-		clearWords(k.dst[:p.w0])
-		clearWords(k.dst[p.w1:])
+		clear(k.dst[:p.w0])
+		clear(k.dst[p.w1:])
 		k.clean = true
 	}
 	if n == 2 && a[0] < b[0] && a[1] < b[1] && assign && p.pre[a[1]] != nil {
@@ -217,7 +206,7 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 			}
 		}
 		if assign {
-			clearWords(d)
+			clear(d)
 		}
 	}
 	for t := 0; t < n; t++ {

@@ -152,7 +152,7 @@ func (s *Snapshot) NodeProperty(id uint32, name string) bool {
 // PropertyLeaf overwrites dst with the live nodes that have feature name or
 // are named name.
 func (s *Snapshot) PropertyLeaf(name string, dst []uint64) {
-	clearWords(dst)
+	clear(dst)
 	s.OrPropertyLeaf(name, dst)
 }
 
@@ -217,7 +217,7 @@ func (s *Snapshot) PropertyBitmap(name string) *roaring.Bitmap {
 
 // RankLeaf overwrites dst with the live nodes whose rank is in any range.
 func (s *Snapshot) RankLeaf(ranges []RankRange, dst []uint64) {
-	clearWords(dst)
+	clear(dst)
 	if rc := s.b.ranks; rc != nil {
 		for _, r := range ranges {
 			if r.Lo > r.Hi {
@@ -263,7 +263,7 @@ func (s *Snapshot) RankLeaf(ranges []RankRange, dst []uint64) {
 // of the queries. A range query costs two binary searches plus the words of
 // its answer, whatever the length of the range.
 func (s *Snapshot) HostLeaf(qs []HostQuery, dst []uint64) {
-	clearWords(dst)
+	clear(dst)
 	for i := range qs {
 		q := &qs[i]
 		if q.Exact {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/bitops"
 	"github.com/nodesift/sift/index"
 )
 
@@ -204,7 +205,7 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			sp--
 			w := narrow(st[sp], win[sp], win[sp+1])
 			if w.lo < w.hi {
-				andWords(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
+				bitops.And(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
 				w = tight(st[sp], w.lo, w.hi)
 			}
 			win[sp] = w
@@ -212,28 +213,28 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			sp -= 2
 			w := narrow(st[sp], win[sp], intersect(win[sp+1], win[sp+2]))
 			if w.lo < w.hi {
-				and2Words(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi], st[sp+2][w.lo:w.hi])
+				bitops.And2(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi], st[sp+2][w.lo:w.hi])
 				w = tight(st[sp], w.lo, w.hi)
 			}
 			win[sp] = w
 		case OpOr:
 			sp--
 			w := hull(win[sp], win[sp+1])
-			orWords(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
+			bitops.Or(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
 			win[sp] = w
 		case OpOr2:
 			sp -= 2
 			w := hull(win[sp], hull(win[sp+1], win[sp+2]))
-			or2Words(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi], st[sp+2][w.lo:w.hi])
+			bitops.Or2(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi], st[sp+2][w.lo:w.hi])
 			win[sp] = w
 		case OpNot:
-			notWords(st[sp], m.liveWords(s, words))
+			bitops.Not(st[sp], m.liveWords(s, words))
 			win[sp] = tight(st[sp], m.liveWin.lo, m.liveWin.hi)
 		case OpAndNot:
 			sp--
 			// Only the words where both sets have members change.
 			if w := intersect(win[sp], win[sp+1]); w.lo < w.hi {
-				andNotWords(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
+				bitops.AndNot(st[sp][w.lo:w.hi], st[sp+1][w.lo:w.hi])
 				win[sp] = tight(st[sp], win[sp].lo, win[sp].hi)
 			}
 		case OpJumpIfEmpty:
@@ -242,7 +243,7 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			}
 		case OpJumpIfFull:
 			live := m.liveWords(s, words)
-			if win[sp] == m.liveWin && equalWords(st[sp], live) {
+			if win[sp] == m.liveWin && bitops.Equal(st[sp], live) {
 				pc = int(in.A) - 1
 			}
 		}
@@ -250,7 +251,7 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			// Time first: counting is part of explaining, not of the step.
 			elapsed := time.Since(start)
 			src, _ := p.Source(at)
-			*steps = append(*steps, Step{Instr: p.instrText(at), Source: src, Count: popcount(st[sp]), Elapsed: elapsed})
+			*steps = append(*steps, Step{Instr: p.instrText(at), Source: src, Count: bitops.Count(st[sp]), Elapsed: elapsed})
 		}
 	}
 	return st[0][:win[0].hi]

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/bitops"
 )
 
 // Roaring's portable serialized layout (RoaringFormatSpec), without run
@@ -34,7 +35,7 @@ func (m *Machine) result(words []uint64) *roaring.Bitmap {
 	cards := m.cards[:chunks]
 	n, size := 0, 8
 	for c := range cards {
-		card := popcount(words[c*chunkWords : min(len(words), (c+1)*chunkWords)])
+		card := bitops.Count(words[c*chunkWords : min(len(words), (c+1)*chunkWords)])
 		cards[c] = card
 		switch {
 		case card == 0:

@@ -1,0 +1,252 @@
+package bitops
+
+import "math/bits"
+
+// The exported kernels: each reslices its operands to len(d) first (an
+// operand shorter than d panics, as an index would), hands whole 16-word
+// blocks to the vector loop when there is one, and runs the Go loop over the
+// rest. The Go loops take eight words a step through array pointers: without
+// bounds checks they are about twice as fast as a word at a time.
+
+// And sets d to d & a.
+func And(d, a []uint64) {
+	a = a[:len(d)]
+	i := andBlocks(d, a)
+	andGo(d[i:], a[i:])
+}
+
+// And2 sets d to d & a & b.
+func And2(d, a, b []uint64) {
+	a, b = a[:len(d)], b[:len(d)]
+	i := and2Blocks(d, a, b)
+	and2Go(d[i:], a[i:], b[i:])
+}
+
+// Or sets d to d | a.
+func Or(d, a []uint64) {
+	a = a[:len(d)]
+	i := orBlocks(d, a)
+	orGo(d[i:], a[i:])
+}
+
+// Or2 sets d to d | a | b.
+func Or2(d, a, b []uint64) {
+	a, b = a[:len(d)], b[:len(d)]
+	i := or2Blocks(d, a, b)
+	or2Go(d[i:], a[i:], b[i:])
+}
+
+// AndNot sets d to d &^ a: the members of d that a lacks.
+func AndNot(d, a []uint64) {
+	a = a[:len(d)]
+	i := andNotBlocks(d, a)
+	andNotGo(d[i:], a[i:])
+}
+
+// Not sets d to live &^ d: the members of live that d lacks.
+func Not(d, live []uint64) {
+	live = live[:len(d)]
+	i := notBlocks(d, live)
+	notGo(d[i:], live[i:])
+}
+
+// Diff sets d to hi &^ lo: the members of hi that lo lacks.
+func Diff(d, hi, lo []uint64) {
+	hi, lo = hi[:len(d)], lo[:len(d)]
+	i := diffBlocks(d, hi, lo)
+	diffGo(d[i:], hi[i:], lo[i:])
+}
+
+// OrDiff sets d to d | hi &^ lo.
+func OrDiff(d, hi, lo []uint64) {
+	hi, lo = hi[:len(d)], lo[:len(d)]
+	i := orDiffBlocks(d, hi, lo)
+	orDiffGo(d[i:], hi[i:], lo[i:])
+}
+
+// UnionDiff sets d to a | hi &^ lo (the two spans of a != leaf in one pass).
+func UnionDiff(d, a, hi, lo []uint64) {
+	a, hi, lo = a[:len(d)], hi[:len(d)], lo[:len(d)]
+	i := unionDiffBlocks(d, a, hi, lo)
+	unionDiffGo(d[i:], a[i:], hi[i:], lo[i:])
+}
+
+// Count returns the number of set bits in w.
+func Count(w []uint64) int {
+	n, i := countBlocks(w)
+	for _, x := range w[i:] {
+		n += bits.OnesCount64(x)
+	}
+	return n
+}
+
+// Equal reports whether a and b hold the same words (b at least as long as
+// a; its words past len(a) are not read).
+func Equal(a, b []uint64) bool {
+	b = b[:len(a)]
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func andGo(d, a []uint64) {
+	a = a[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, y := (*[8]uint64)(d[i:]), (*[8]uint64)(a[i:])
+		x[0] &= y[0]
+		x[1] &= y[1]
+		x[2] &= y[2]
+		x[3] &= y[3]
+		x[4] &= y[4]
+		x[5] &= y[5]
+		x[6] &= y[6]
+		x[7] &= y[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] &= a[i]
+	}
+}
+
+func and2Go(d, a, b []uint64) {
+	a, b = a[:len(d)], b[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, y, z := (*[8]uint64)(d[i:]), (*[8]uint64)(a[i:]), (*[8]uint64)(b[i:])
+		x[0] &= y[0] & z[0]
+		x[1] &= y[1] & z[1]
+		x[2] &= y[2] & z[2]
+		x[3] &= y[3] & z[3]
+		x[4] &= y[4] & z[4]
+		x[5] &= y[5] & z[5]
+		x[6] &= y[6] & z[6]
+		x[7] &= y[7] & z[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] &= a[i] & b[i]
+	}
+}
+
+func orGo(d, a []uint64) {
+	a = a[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, y := (*[8]uint64)(d[i:]), (*[8]uint64)(a[i:])
+		x[0] |= y[0]
+		x[1] |= y[1]
+		x[2] |= y[2]
+		x[3] |= y[3]
+		x[4] |= y[4]
+		x[5] |= y[5]
+		x[6] |= y[6]
+		x[7] |= y[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] |= a[i]
+	}
+}
+
+func or2Go(d, a, b []uint64) {
+	a, b = a[:len(d)], b[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, y, z := (*[8]uint64)(d[i:]), (*[8]uint64)(a[i:]), (*[8]uint64)(b[i:])
+		x[0] |= y[0] | z[0]
+		x[1] |= y[1] | z[1]
+		x[2] |= y[2] | z[2]
+		x[3] |= y[3] | z[3]
+		x[4] |= y[4] | z[4]
+		x[5] |= y[5] | z[5]
+		x[6] |= y[6] | z[6]
+		x[7] |= y[7] | z[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] |= a[i] | b[i]
+	}
+}
+
+func andNotGo(d, a []uint64) {
+	a = a[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, y := (*[8]uint64)(d[i:]), (*[8]uint64)(a[i:])
+		x[0] &^= y[0]
+		x[1] &^= y[1]
+		x[2] &^= y[2]
+		x[3] &^= y[3]
+		x[4] &^= y[4]
+		x[5] &^= y[5]
+		x[6] &^= y[6]
+		x[7] &^= y[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] &^= a[i]
+	}
+}
+
+func notGo(d, live []uint64) {
+	live = live[:len(d)]
+	for i := range d {
+		d[i] = live[i] &^ d[i]
+	}
+}
+
+func diffGo(d, hi, lo []uint64) {
+	hi, lo = hi[:len(d)], lo[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, h, l := (*[8]uint64)(d[i:]), (*[8]uint64)(hi[i:]), (*[8]uint64)(lo[i:])
+		x[0] = h[0] &^ l[0]
+		x[1] = h[1] &^ l[1]
+		x[2] = h[2] &^ l[2]
+		x[3] = h[3] &^ l[3]
+		x[4] = h[4] &^ l[4]
+		x[5] = h[5] &^ l[5]
+		x[6] = h[6] &^ l[6]
+		x[7] = h[7] &^ l[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] = hi[i] &^ lo[i]
+	}
+}
+
+func orDiffGo(d, hi, lo []uint64) {
+	hi, lo = hi[:len(d)], lo[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, h, l := (*[8]uint64)(d[i:]), (*[8]uint64)(hi[i:]), (*[8]uint64)(lo[i:])
+		x[0] |= h[0] &^ l[0]
+		x[1] |= h[1] &^ l[1]
+		x[2] |= h[2] &^ l[2]
+		x[3] |= h[3] &^ l[3]
+		x[4] |= h[4] &^ l[4]
+		x[5] |= h[5] &^ l[5]
+		x[6] |= h[6] &^ l[6]
+		x[7] |= h[7] &^ l[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] |= hi[i] &^ lo[i]
+	}
+}
+
+func unionDiffGo(d, a, hi, lo []uint64) {
+	a, hi, lo = a[:len(d)], hi[:len(d)], lo[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		x, y, h, l := (*[8]uint64)(d[i:]), (*[8]uint64)(a[i:]), (*[8]uint64)(hi[i:]), (*[8]uint64)(lo[i:])
+		x[0] = y[0] | h[0]&^l[0]
+		x[1] = y[1] | h[1]&^l[1]
+		x[2] = y[2] | h[2]&^l[2]
+		x[3] = y[3] | h[3]&^l[3]
+		x[4] = y[4] | h[4]&^l[4]
+		x[5] = y[5] | h[5]&^l[5]
+		x[6] = y[6] | h[6]&^l[6]
+		x[7] = y[7] | h[7]&^l[7]
+	}
+	for ; i < len(d); i++ {
+		d[i] = a[i] | hi[i]&^lo[i]
+	}
+}

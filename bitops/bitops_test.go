@@ -1,0 +1,139 @@
+package bitops
+
+import (
+	"fmt"
+	"math/bits"
+	"math/rand/v2"
+	"testing"
+)
+
+func randWords(r *rand.Rand, n int) []uint64 {
+	w := make([]uint64, n)
+	for i := range w {
+		switch r.IntN(4) {
+		case 0: // runs of empty and full words, as dense node sets have
+		case 1:
+			w[i] = ^uint64(0)
+		default:
+			w[i] = r.Uint64()
+		}
+	}
+	return w
+}
+
+// kernels are the exported kernels, each with the plain per-word rule it
+// must follow.
+var kernels = []struct {
+	name string
+	run  func(d []uint64, ops [3][]uint64)
+	word func(d uint64, ops [3]uint64) uint64
+}{
+	{"And", func(d []uint64, o [3][]uint64) { And(d, o[0]) }, func(d uint64, o [3]uint64) uint64 { return d & o[0] }},
+	{"And2", func(d []uint64, o [3][]uint64) { And2(d, o[0], o[1]) }, func(d uint64, o [3]uint64) uint64 { return d & o[0] & o[1] }},
+	{"Or", func(d []uint64, o [3][]uint64) { Or(d, o[0]) }, func(d uint64, o [3]uint64) uint64 { return d | o[0] }},
+	{"Or2", func(d []uint64, o [3][]uint64) { Or2(d, o[0], o[1]) }, func(d uint64, o [3]uint64) uint64 { return d | o[0] | o[1] }},
+	{"AndNot", func(d []uint64, o [3][]uint64) { AndNot(d, o[0]) }, func(d uint64, o [3]uint64) uint64 { return d &^ o[0] }},
+	{"Not", func(d []uint64, o [3][]uint64) { Not(d, o[0]) }, func(d uint64, o [3]uint64) uint64 { return o[0] &^ d }},
+	{"Diff", func(d []uint64, o [3][]uint64) { Diff(d, o[0], o[1]) }, func(_ uint64, o [3]uint64) uint64 { return o[0] &^ o[1] }},
+	{"OrDiff", func(d []uint64, o [3][]uint64) { OrDiff(d, o[0], o[1]) }, func(d uint64, o [3]uint64) uint64 { return d | o[0]&^o[1] }},
+	{"UnionDiff", func(d []uint64, o [3][]uint64) { UnionDiff(d, o[0], o[1], o[2]) }, func(_ uint64, o [3]uint64) uint64 { return o[0] | o[1]&^o[2] }},
+}
+
+// TestKernelsMatchThePlainRule runs every kernel, with the vector loops and
+// without, over lengths around the 16-word block and the 8-word Go step and
+// at unaligned starts, against the per-word rule; the words around the
+// slice must stay untouched.
+func TestKernelsMatchThePlainRule(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 21))
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	for _, vec := range []bool{false, saved} {
+		useAVX2 = vec
+		for _, k := range kernels {
+			for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 100, 1563, 15625} {
+				for _, off := range []int{0, 1, 3} {
+					t.Run(fmt.Sprintf("%s/avx2=%t/n=%d/off=%d", k.name, vec, n, off), func(t *testing.T) {
+						full := randWords(r, n+off+2)
+						orig := append([]uint64(nil), full...)
+						var ops [3][]uint64
+						for j := range ops {
+							ops[j] = randWords(r, n+off)[off:]
+						}
+						d := full[off : off+n]
+						k.run(d, ops)
+						for i := range d {
+							want := k.word(orig[off+i], [3]uint64{ops[0][i], ops[1][i], ops[2][i]})
+							if d[i] != want {
+								t.Fatalf("word %d = %#x, want %#x", i, d[i], want)
+							}
+						}
+						for i := range full {
+							if (i < off || i >= off+n) && full[i] != orig[i] {
+								t.Fatalf("word %d outside the slice changed", i)
+							}
+						}
+					})
+				}
+			}
+		}
+		for _, n := range []int{0, 1, 15, 16, 17, 64, 1563, 15625} {
+			w := randWords(r, n+1)[1:]
+			want := 0
+			for _, x := range w {
+				want += bits.OnesCount64(x)
+			}
+			if got := Count(w); got != want {
+				t.Errorf("Count avx2=%t n=%d = %d, want %d", vec, n, got, want)
+			}
+		}
+	}
+}
+
+func TestEqualComparesTheFirstSliceLength(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b []uint64
+		want bool
+	}{
+		{"both empty", nil, nil, true},
+		{"same", []uint64{1, 2}, []uint64{1, 2}, true},
+		{"longer second", []uint64{1, 2}, []uint64{1, 2, 3}, true},
+		{"differs", []uint64{1, 2}, []uint64{1, 3}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Equal(tt.a, tt.b); got != tt.want {
+				t.Errorf("Equal = %t, want %t", got, tt.want)
+			}
+		})
+	}
+}
+
+func BenchmarkKernels(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n = 1563 // 100k nodes
+	d := randWords(r, n)
+	var ops [3][]uint64
+	for j := range ops {
+		ops[j] = randWords(r, n)
+	}
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	for _, vec := range []bool{false, saved} {
+		useAVX2 = vec
+		for _, k := range kernels {
+			b.Run(fmt.Sprintf("%s/avx2=%t/nodes=100000", k.name, vec), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					k.run(d, ops)
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("Count/avx2=%t/nodes=100000", vec), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Count(d)
+			}
+		})
+	}
+}
