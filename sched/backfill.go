@@ -65,7 +65,7 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	wall := q.wallStart()
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
-	baseBuf, availBuf, chosenBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
+	baseBuf, availBuf, chosenBuf, resvBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
 	// Without a Limits hook, which reads allocations, will-run answers
 	// need not be built as allocations when the plugin can skip that.
 	var dense job.DenseWillRun
@@ -140,12 +140,33 @@ recordLoop:
 			}
 			startRes := laterStart
 			laterStart = 0
+			// The advance reservations (job_test_resv): the nodes they
+			// leave the job from startRes, which a reservation that
+			// covers the job's partition or node list moves on.
+			allowed, overlap, rc, when := q.resvTest(j, r.part, startRes, limit, true)
+			if rc != resvOK {
+				j.Start = origStart
+				break
+			}
+			startRes = when
 			if windowEnd < startRes {
 				break
 			}
 			endTime := max(startRes, now) + limit
-			copy(availBits, baseBits)
-			laterStart = ns.usable(availBits, baseBits, startRes, endTime)
+			orig := baseBits
+			if allowed != nil {
+				orig = resvBuf.Fill(allowed)
+				orig.And(baseBits)
+			}
+			copy(availBits, orig)
+			laterStart = ns.usable(availBits, orig, startRes, endTime)
+			if overlap {
+				// Try again once the first reservation ends
+				// (find_resv_end).
+				if e := q.resvEnd(startRes, res) + 1; e > 1 && e < windowEnd && (laterStart == 0 || e < laterStart) {
+					laterStart = e
+				}
+			}
 			if q.traced != nil {
 				q.explain(e, "backfill", r.part, max(startRes, now), endTime, slotMask(availBits.Roaring(), max(startRes, now), endTime))
 			}
@@ -186,6 +207,15 @@ recordLoop:
 				aStart = startRes
 			}
 			start := max(aStart, startRes)
+			if !noReserve && start > max(startRes, now) && q.crossesResv(j, r.part, chosen, start, limit) {
+				// Will-run found a later start than the one the
+				// reservations were tested at, and there the nodes meet
+				// a reservation: Slurm would plan the job across it; sift
+				// tries again from that start.
+				laterStart = start
+				j.Start = 0
+				continue
+			}
 			overlapTested := false
 			var st, endRes int64
 			if start > now {
@@ -200,7 +230,7 @@ recordLoop:
 				overlapTested = true
 			}
 			if start <= now {
-				out := q.startNow(e, r.part, availBits.Roaring(), now, p)
+				out := q.startNow(e, r.part, availBits.Roaring(), now, limit, p)
 				if out == started {
 					if limit < fullLimit {
 						q.stretchLimit(e, r.part, ns, now, limit, fullLimit)
@@ -277,8 +307,8 @@ recordLoop:
 
 // stretchLimit is _reset_job_time_limit for a job backfill started with
 // its time_min: the limit grows to its full one, cut at the first
-// reservation of the map its nodes would cross (in whole minutes), but not
-// below time_min. The select plugin's record is redone with that limit.
+// reservation of the map its nodes would cross and at the first advance
+// reservation on its nodes (in whole minutes), but not below time_min. The select plugin's record is redone with that limit.
 func (q *Queue) stretchLimit(e *entry, part string, ns *nodeSpace, now, minLimit, fullLimit int64) {
 	j := e.j
 	nodes := ns.bits(j.Nodes)
@@ -291,6 +321,16 @@ func (q *Queue) stretchLimit(e *entry, part string, ns *nodeSpace, now, minLimit
 		if k = s.next; k == 0 {
 			break
 		}
+	}
+	limit = max(limit, minLimit/60)
+	// job_time_adj_resv: nor into a reservation starting later on its
+	// nodes.
+	for _, s := range q.resvs {
+		r := s.r
+		if r.Name == j.Reservation || r.Start <= now || r.Start >= now+limit*60 || r.Nodes == nil || !r.Nodes.Intersects(j.Nodes) {
+			continue
+		}
+		limit = min(limit, (r.Start-now)/60)
 	}
 	limit = max(limit, minLimit/60) * 60
 	if limit == fullLimit {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
@@ -107,6 +108,24 @@ func newFuzzWorld(t *testing.T, g *byteGen, plain bool) *fuzzWorld {
 		}
 	}
 	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: s, Config: cfg})
+	for k := g.n(3); k > 0; k-- {
+		first := g.n(nNodes)
+		nodes := roaring.New()
+		for i := first; i < min(first+1+g.n(3), nNodes); i++ {
+			id, _ := snap.ID(fmt.Sprintf("n%d", i+1))
+			nodes.Add(id)
+		}
+		start := int64(400 + 60*g.n(240))
+		r := &Reservation{Name: fmt.Sprintf("r%d", k), Nodes: nodes, Start: start, End: start + int64(60*(1+g.n(180))), Users: []string{fmt.Sprintf("u%d", g.n(3))}}
+		switch g.n(6) {
+		case 0:
+			r.Flags = ResvMaint
+		case 1:
+			r.Flags = ResvFlex
+		}
+		// A reservation overlapping an earlier one is refused and left out.
+		_ = q.AddReservation(r, 1000)
+	}
 	return &fuzzWorld{q: q, cl: cl, parts: used, cfg: cfg}
 }
 
@@ -135,15 +154,22 @@ func (w *fuzzWorld) submit(t *testing.T, g *byteGen, id uint32, now int64) {
 			j.Deps[0].Job = 0
 		}
 	}
+	if rs := w.q.Reservations(); len(rs) > 0 && g.n(4) == 0 {
+		r := rs[g.n(len(rs))]
+		j.Reservation, j.User = r.Name, r.Users[0]
+	}
 	if err := w.q.Submit(j, g.n(10) == 0, now); err != nil {
 		t.Fatalf("submit %d: %v", id, err)
 	}
 }
 
 // queueBefore reports whether a comes before b in sort_job_queue2's order
-// (single-partition jobs).
+// (single-partition jobs; jobs naming a reservation first).
 func (w *fuzzWorld) queueBefore(a, b *Job) bool {
 	ta, tb := w.cl.Partitions[a.Partitions[0]].PriorityTier, w.cl.Partitions[b.Partitions[0]].PriorityTier
+	if ra, rb := a.Reservation != "", b.Reservation != ""; ra != rb {
+		return ra
+	}
 	if c := cmp.Or(cmp.Compare(tb, ta), cmp.Compare(b.Priority, a.Priority), cmp.Compare(a.Submit, b.Submit), cmp.Compare(a.ID, b.ID)); c != 0 {
 		return c < 0
 	}
@@ -182,6 +208,7 @@ func (w *fuzzWorld) check(t *testing.T, now int64, reasons bool, backfilled []ui
 			t.Fatalf("node %d holds %d CPUs of %d", id, u, w.cl.CPUs[id])
 		}
 	}
+	w.checkAdvanceReservations(t, false)
 	res := int64(w.cfg.BFResolution / time.Second)
 	windowEnd := (now + int64(w.cfg.BFWindow/time.Second)) / res * res
 	for _, r := range w.q.Jobs() {
@@ -192,6 +219,39 @@ func (w *fuzzWorld) check(t *testing.T, now int64, reasons bool, backfilled []ui
 			b, _ := w.q.Job(bid)
 			if w.queueBefore(r, b) && b.Nodes.Intersects(r.PlannedNodes) && b.End > r.Start {
 				t.Fatalf("backfilled job %d (ends %d) takes nodes reserved for job %d from %d", b.ID, b.End, r.ID, r.Start)
+			}
+		}
+	}
+}
+
+// checkAdvanceReservations asserts that no job runs, or is planned by
+// backfill, on a reservation's nodes during its window unless it is the
+// reservation's own job or a job of a MAINT reservation (which may
+// overlap others). plans checks backfill's plans too, right after a
+// backfill pass that started from none.
+func (w *fuzzWorld) checkAdvanceReservations(t *testing.T, plans bool) {
+	for _, j := range w.q.Jobs() {
+		var nodes *roaring.Bitmap
+		var start, end int64
+		switch {
+		case j.State == Running:
+			nodes, start, end = j.Nodes, j.Start, j.End
+		case plans && j.State == Pending && j.PlannedNodes != nil:
+			limit := int64(j.Request.TimeLimit / time.Second)
+			if tm := int64(j.TimeMin / time.Second); tm > 0 && tm < limit {
+				limit = tm
+			}
+			nodes, start, end = j.PlannedNodes, j.Start, j.Start+limit
+		default:
+			continue
+		}
+		if own, ok := w.q.Reservation(j.Reservation); ok && own.Flags&ResvMaint != 0 {
+			continue
+		}
+		for _, r := range w.q.Reservations() {
+			if r.Name != j.Reservation && r.overlaps(start, end) && nodes.Intersects(r.Nodes) {
+				t.Fatalf("job %d (%s, reservation %q) on nodes %v from %d to %d crosses reservation %s on %v from %d to %d",
+					j.ID, j.State, j.Reservation, nodes, start, end, r.Name, r.Nodes, r.Start, r.End)
 			}
 		}
 	}
@@ -276,6 +336,7 @@ func runPasses(t *testing.T, data []byte, plain bool) string {
 				}
 			}
 			w.checkReservations(t, now, reserved)
+			w.checkAdvanceReservations(t, true)
 		} else {
 			w.q.estimateStarts(now)
 		}

@@ -80,6 +80,9 @@ type Job struct {
 	Name, User string
 	// Account and QOS are handed to the Limits and Priority hooks.
 	Account, QOS string
+	// Reservation is the advance reservation the job runs in (sbatch
+	// --reservation), empty for none.
+	Reservation string
 	// Partitions are the partitions the job may run in, in the user's
 	// order; the queue has one record per partition.
 	Partitions []string

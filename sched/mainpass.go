@@ -25,6 +25,10 @@ func limitSeconds(d time.Duration) int64 {
 // has fewer available nodes than it needs.
 const detailBlocked = "Nodes required for job are DOWN, DRAINED or reserved for jobs in higher priority partitions"
 
+// detailMaint is select_nodes' state_desc for a job a MAINT reservation
+// keeps from its whole partition.
+const detailMaint = "ReqNodeNotAvail, Reserved for maintenance"
+
 // outcome is select_nodes' answer, reduced to what the passes act on.
 type outcome uint8
 
@@ -34,6 +38,7 @@ const (
 	nodeNotAvail         // ESLURM_NODE_NOT_AVAIL: ReqNodeNotAvail
 	never                // ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE: BadConstraints
 	policy               // ESLURM_ACCOUNTING_POLICY
+	resvWait             // ESLURM_RESERVATION_BUSY, _NOT_USABLE: Reservation
 )
 
 // MainPass is _schedule() (§3.2): records in queue order; a partition
@@ -52,6 +57,9 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 	cleared := map[string]bool{}
 	perPart := map[string]int{}
 	depth, startedCnt := 0, 0
+	for _, s := range q.resvs {
+		s.schedFailed = false
+	}
 	wall := q.wallStart()
 	p.MainExit = "end of queue"
 	for _, r := range recs {
@@ -90,7 +98,18 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 		}
 		p.MainTested++
 		partNodes := q.cl.Partitions[r.part].Nodes
-		if failed[r.part] {
+		var rs *resvState
+		if j.Reservation != "" {
+			rs = q.resv(j.Reservation)
+		}
+		if rs != nil {
+			// A job in a reservation is not held back by its
+			// partition, only by an earlier job of the reservation.
+			if rs.schedFailed {
+				j.setReason(ReasonPriority, "")
+				continue
+			}
+		} else if failed[r.part] {
 			if !cleared[r.part] {
 				avail.AndNot(partNodes)
 				cleared[r.part] = true
@@ -113,14 +132,14 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			continue
 		}
 		minN, _, _ := req.NodeCounts(0)
-		failByPart := false
+		failByPart, nonReserve := false, false
 		if n := int(avail.AndCardinality(partNodes)); minN > n {
 			j.setReason(ReasonResources, detailBlocked)
 			q.explained(j, q.explain(e, "main", r.part, 0, 0, mainMask(avail)))
 			failByPart = true
 		} else {
 			ex := q.explain(e, "main", r.part, 0, 0, mainMask(avail))
-			out := q.startNow(e, r.part, avail, now, p)
+			out := q.startNow(e, r.part, avail, now, limitSeconds(req.TimeLimit), p)
 			q.explained(j, ex)
 			switch out {
 			case started:
@@ -131,11 +150,26 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 				failByPart = true
 			case policy:
 				failByPart = q.cfg.AssocLimitStop
+			case resvWait:
+				if rs != nil && rs.r.Nodes != nil {
+					avail.AndNot(rs.r.Nodes)
+				}
 			}
 			if req.RequiredSet != nil && int(req.RequiredSet.GetCardinality()) >= minN && !req.RequiredSet.IsEmpty() {
 				// Only the job's own nodes are withheld.
 				failByPart = false
 				avail.AndNot(req.RequiredSet)
+			}
+			if failByPart && rs != nil {
+				// Other jobs of the partition go on; only jobs of a FLEX
+				// or ANY_NODES reservation, which may use nodes outside
+				// it, keep the partition's unreserved nodes from them.
+				if rs.r.Flags&(ResvFlex|ResvAnyNodes) != 0 {
+					nonReserve = true
+				} else {
+					failByPart = false
+				}
+				rs.schedFailed = true
 			}
 			if failByPart && q.cfg.BFMinAgeReserve > 0 {
 				if j.Eligible == 0 || time.Duration(now-j.Eligible)*time.Second < q.cfg.BFMinAgeReserve {
@@ -146,7 +180,20 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 				failByPart = false
 			}
 		}
-		if failByPart {
+		switch {
+		case failByPart && nonReserve:
+			// The partition's unreserved nodes are withheld; its
+			// reserved ones go when its next job without a
+			// reservation is skipped.
+			failed[r.part] = true
+			un := partNodes.Clone()
+			for _, s := range q.resvs {
+				if s.r.Nodes != nil {
+					un.AndNot(s.r.Nodes)
+				}
+			}
+			avail.AndNot(un)
+		case failByPart:
 			failed[r.part] = true
 			cleared[r.part] = true
 			avail.AndNot(partNodes)
@@ -173,8 +220,9 @@ func isSubset(a, b *roaring.Bitmap) bool {
 // starts the job or sets its reason. With preemption the select plugin may
 // answer with victims: they are preempted (p records them) and, unless
 // all are suspended, the job waits for them (busy) and their nodes leave
-// avail.
-func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64, p *Pass) outcome {
+// avail. dur is how long the job is taken to run when testing the
+// reservations (its time_min under backfill).
+func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur int64, p *Pass) outcome {
 	j := e.j
 	pr := e.parts[part]
 	if pr.err != nil {
@@ -187,12 +235,45 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64
 		defer func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }()
 	}
 	use := roaring.And(pr.cands, avail)
+	// ever is where the job could run were every node free: its
+	// reservation's nodes, for a job in one.
+	ever := pr.cands
+	allowed, overlap, rc, _ := q.resvTest(j, part, now, dur, false)
+	maint := false
+	switch {
+	case j.Reservation != "" && rc != resvOK:
+		// _build_node_list: a reservation not yet usable or that the
+		// job cannot use.
+		j.setReason(ReasonReservation, "")
+		if rc == resvLater {
+			return resvWait
+		}
+		return never
+	case j.Reservation != "":
+		if overlap && allowed.IsEmpty() {
+			j.setReason(ReasonReqNodeNotAvail, detailMaint)
+			return resvWait
+		}
+		use.And(allowed)
+		ever = roaring.And(ever, allowed)
+	case rc == resvMaint || rc == resvBusy:
+		// _get_req_features: no node is available, but selection goes
+		// on to tell whether the job could ever run.
+		use.Clear()
+		maint = rc == resvMaint
+	case allowed != nil:
+		use.And(allowed)
+	}
 	if req.RequiredSet != nil && !req.RequiredSet.IsEmpty() {
 		if !isSubset(req.RequiredSet, pr.cands) {
 			j.setReason(ReasonBadConstraints, "")
 			return never
 		}
 		if !isSubset(req.RequiredSet, use) {
+			if maint {
+				j.setReason(ReasonReqNodeNotAvail, detailMaint)
+				return resvWait
+			}
 			j.setReason(ReasonReqNodeNotAvail, q.unavailDetail(req.RequiredSet, part, avail))
 			return nodeNotAvail
 		}
@@ -204,7 +285,13 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64
 			// free (_pick_best_nodes' runable_avail is false): never
 			// runnable if not on every configured candidate either,
 			// else ESLURM_NODE_NOT_AVAIL when no candidate is busy.
-			if _, terr := q.plugin.Select(req, pr.cands.Clone(), job.TestOnly, now); terr != nil {
+			if _, terr := q.plugin.Select(req, ever.Clone(), job.TestOnly, now); terr != nil {
+				if j.Reservation != "" && overlap {
+					// Not runnable in its reservation as other
+					// reservations leave it (ESLURM_RESERVATION_BUSY).
+					j.setReason(ReasonReservation, "")
+					return resvWait
+				}
 				if len(req.Constraints) > 0 {
 					// Extra constraints may be met later (FAIL_CONSTRAINTS).
 					j.setReason(ReasonConstraints, "")
@@ -214,6 +301,10 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now int64
 				return never
 			}
 			if !use.Intersects(q.running()) {
+				if maint {
+					j.setReason(ReasonReqNodeNotAvail, detailMaint)
+					return resvWait
+				}
 				j.setReason(ReasonReqNodeNotAvail, q.unavailDetail(req.RequiredSet, part, avail))
 				return nodeNotAvail
 			}
@@ -338,7 +429,17 @@ func (q *Queue) estimateStarts(now int64) {
 		if pc.MaxNodes > 0 && max(minN, pc.MinNodes) > pc.MaxNodes {
 			continue
 		}
-		a, err := q.plugin.Select(pr.req, pr.cands.Clone(), job.WillRun, now)
+		// Start-time estimates skip what the reservations keep from the
+		// job, as _compute_start_times asks job_test_resv.
+		allowed, _, rc, when := q.resvTest(j, r.part, now, limitSeconds(pr.req.TimeLimit), true)
+		if rc != resvOK {
+			continue
+		}
+		cands := pr.cands.Clone()
+		if allowed != nil {
+			cands.And(allowed)
+		}
+		a, err := q.plugin.Select(pr.req, cands, job.WillRun, when)
 		if err != nil {
 			continue
 		}

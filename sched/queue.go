@@ -86,6 +86,8 @@ type Queue struct {
 	clock passClock
 	// traced are the jobs whose tests the passes record (Trace).
 	traced map[uint32][]Explanation
+	// resvs are the advance reservations, in the order they were made.
+	resvs []*resvState
 }
 
 // entry is a job with what the queue derives from it once.
@@ -278,6 +280,16 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 		j.Submit = now
 	}
 	q.raiseMinNodes(j)
+	if j.Reservation != "" {
+		// validate_job_resv: the reservation must exist and let the job in.
+		s := q.resv(j.Reservation)
+		if s == nil {
+			return &JobError{Job: j.ID, Err: &RefusedError{Err: ErrReservationInvalid}}
+		}
+		if !resvAccess(s.r, j) {
+			return &JobError{Job: j.ID, Err: &RefusedError{Err: ErrReservationAccess}}
+		}
+	}
 	if q.opt.Limits != nil {
 		if err := q.opt.Limits.Validate(j); err != nil {
 			return &JobError{Job: j.ID, Err: &RefusedError{Err: err}}
@@ -495,10 +507,11 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 	return out
 }
 
-// sortQueue is sort_job_queue2 (§3.1) without expedited requeue,
-// reservations and arrays, which sift does not model yet: a record whose
-// job may preempt the other's (preempts, nil without preemption), higher
-// partition PriorityTier, higher priority, earlier submit, lower id.
+// sortQueue is sort_job_queue2 (§3.1) without expedited requeue and
+// arrays, which sift does not model yet: a record whose job may preempt
+// the other's (preempts, nil without preemption), a job naming a
+// reservation, higher partition PriorityTier, higher priority, earlier
+// submit, lower id.
 func sortQueue(rs []record, preempts func(a, b record) bool) {
 	slices.SortStableFunc(rs, func(a, b record) int {
 		if preempts != nil {
@@ -508,6 +521,12 @@ func sortQueue(rs []record, preempts func(a, b record) bool) {
 			if preempts(b, a) {
 				return 1
 			}
+		}
+		if ra, rb := a.e.j.Reservation != "", b.e.j.Reservation != ""; ra != rb {
+			if ra {
+				return -1
+			}
+			return 1
 		}
 		if c := cmp.Compare(b.tier, a.tier); c != 0 {
 			return c
@@ -559,6 +578,10 @@ func (q *Queue) runnable1(e *entry, now int64) bool {
 	}
 	if j.Begin > now {
 		j.setReason(ReasonBeginTime, "")
+		return false
+	}
+	if !q.resvUsableNow(j, now) {
+		j.setReason(ReasonReservation, "")
 		return false
 	}
 	if j.Eligible == 0 {
