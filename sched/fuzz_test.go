@@ -409,7 +409,11 @@ func FuzzParseJobFile(f *testing.F) {
 	f.Add([]byte(`{"jobs": []}`))
 	f.Add([]byte(`{"jobs": [{"id": 1,}]}`))
 	f.Add([]byte(`{"jobs": [{"id": 1, "dependency": "singleton,after:1:2"}]} x`))
+	f.Add([]byte(`{"jobs": [{"id": 1, "reservation": "r"}], "reservations": [{"name": "r", "nodes": "n[1-2]", "start": 0, "duration": "1:00:00", "users": "u", "flags": "MAINT"}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		if resvs, roffs, err := ParseReservations(data); err == nil && len(roffs) != len(resvs) {
+			t.Fatalf("%d offsets for %d reservations", len(roffs), len(resvs))
+		}
 		jobs, offs, err := ParseJobFile(data)
 		if err != nil {
 			if fe, ok := err.(*JobFileError); !ok || fe.Offset < 0 || fe.Offset > len(data) {

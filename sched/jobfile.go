@@ -59,6 +59,9 @@ type FileJob struct {
 	// NoRequeue is sbatch --no-requeue: preemption in REQUEUE mode kills
 	// the job instead.
 	NoRequeue bool `json:"no_requeue"`
+	// Reservation is sbatch --reservation: the advance reservation the
+	// job runs in.
+	Reservation string `json:"reservation"`
 }
 
 // FileTime is a time in a jobs file: Unix seconds (0: not set).
@@ -106,15 +109,20 @@ func ParseTimeValue(s string) (int64, error) {
 // where the offending JSON value (or job) starts.
 type JobFileError struct {
 	position.Pos
-	// Index is the job's position in the file (-1 for the file's form).
+	// Index is the job's (or with Resv, the reservation's) position in
+	// the file (-1 for the file's form).
 	Index int
+	Resv  bool
 	Err   error
 }
 
 // Error says where and what.
 func (e *JobFileError) Error() string {
-	if e.Index < 0 {
+	switch {
+	case e.Index < 0:
 		return fmt.Sprintf("jobs file, byte %d: %v", e.Offset, e.Err)
+	case e.Resv:
+		return fmt.Sprintf("jobs file, reservation %d (byte %d): %v", e.Index+1, e.Offset, e.Err)
 	}
 	return fmt.Sprintf("jobs file, job %d (byte %d): %v", e.Index+1, e.Offset, e.Err)
 }
@@ -122,11 +130,29 @@ func (e *JobFileError) Error() string {
 // Unwrap returns the problem.
 func (e *JobFileError) Unwrap() error { return e.Err }
 
-// ParseJobFile reads a jobs file: {"jobs": [FileJob, ...]}. Unknown keys
-// are refused, so a misspelt key does not pass silently.
+// ParseJobFile reads a jobs file: {"jobs": [FileJob, ...]}, and its
+// optional "reservations" (see ParseReservations). Unknown keys are
+// refused, so a misspelt key does not pass silently.
 func ParseJobFile(data []byte) ([]FileJob, []int, error) {
+	var jobs []FileJob
+	offs, _, err := parseFile(data, &jobs, nil)
+	return jobs, offs, err
+}
+
+// ParseReservations reads the "reservations" of a jobs file, with the byte
+// offset of each.
+func ParseReservations(data []byte) ([]FileReservation, []int, error) {
+	var resvs []FileReservation
+	_, offs, err := parseFile(data, nil, &resvs)
+	return resvs, offs, err
+}
+
+// parseFile reads a jobs file's "jobs" into jobs and its "reservations"
+// into resvs (either may be nil: that list is checked as JSON only) and
+// returns the byte offset of each entry.
+func parseFile(data []byte, jobs *[]FileJob, resvs *[]FileReservation) (jobOffs, resvOffs []int, err error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
-	fail := func(err error) ([]FileJob, []int, error) {
+	fail := func(err error) ([]int, []int, error) {
 		off := int(dec.InputOffset())
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
@@ -147,24 +173,24 @@ func ParseJobFile(data []byte) ([]FileJob, []int, error) {
 	if err := expect('{'); err != nil {
 		return fail(err)
 	}
-	var jobs []FileJob
-	var offs []int
-	seen := false
+	seen := map[string]bool{}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
 			return fail(err)
 		}
-		if key, _ := tok.(string); key != "jobs" {
-			return fail(fmt.Errorf("unknown key %q (expected \"jobs\")", tok))
+		key, _ := tok.(string)
+		if key != "jobs" && key != "reservations" {
+			return fail(fmt.Errorf("unknown key %q (expected \"jobs\" or \"reservations\")", tok))
 		}
-		if seen {
-			return fail(errors.New(`"jobs" given twice`))
+		if seen[key] {
+			return fail(fmt.Errorf("%q given twice", key))
 		}
-		seen = true
+		seen[key] = true
 		if err := expect('['); err != nil {
 			return fail(err)
 		}
+		n := 0
 		for dec.More() {
 			off := int(dec.InputOffset())
 			var raw json.RawMessage
@@ -175,14 +201,28 @@ func ParseJobFile(data []byte) ([]FileJob, []int, error) {
 			for off < len(data) && (data[off] == ',' || data[off] == ' ' || data[off] == '\n' || data[off] == '\t' || data[off] == '\r') {
 				off++
 			}
-			var fj FileJob
 			d := json.NewDecoder(bytes.NewReader(raw))
 			d.DisallowUnknownFields()
-			if err := d.Decode(&fj); err != nil {
-				return nil, nil, &JobFileError{Pos: position.Pos{Offset: off}, Index: len(jobs), Err: err}
+			if key == "jobs" {
+				var fj FileJob
+				if err := d.Decode(&fj); err != nil {
+					return nil, nil, &JobFileError{Pos: position.Pos{Offset: off}, Index: n, Err: err}
+				}
+				if jobs != nil {
+					*jobs = append(*jobs, fj)
+				}
+				jobOffs = append(jobOffs, off)
+			} else {
+				var fr FileReservation
+				if err := d.Decode(&fr); err != nil {
+					return nil, nil, &JobFileError{Pos: position.Pos{Offset: off}, Index: n, Resv: true, Err: err}
+				}
+				if resvs != nil {
+					*resvs = append(*resvs, fr)
+				}
+				resvOffs = append(resvOffs, off)
 			}
-			jobs = append(jobs, fj)
-			offs = append(offs, off)
+			n++
 		}
 		if err := expect(']'); err != nil {
 			return fail(err)
@@ -194,10 +234,10 @@ func ParseJobFile(data []byte) ([]FileJob, []int, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return fail(errors.New("data after the jobs object"))
 	}
-	if !seen {
+	if !seen["jobs"] {
 		return fail(errors.New(`no "jobs" key`))
 	}
-	return jobs, offs, nil
+	return jobOffs, resvOffs, nil
 }
 
 // ParseDependency reads sbatch --dependency: terms joined by "," (all must
@@ -352,13 +392,17 @@ func fileJob(q *Queue, fj FileJob, defPart string) (*Job, error) {
 	if part == "" {
 		part = req.Partition
 	}
+	if r, ok := q.Reservation(fj.Reservation); ok && part == "" {
+		// A job naming a reservation of a partition runs there.
+		part = r.Partition
+	}
 	if part == "" {
 		part = defPart
 	}
 	if part == "" {
 		return nil, errors.New("no partition given and no default partition")
 	}
-	j := &Job{ID: fj.ID, Name: fj.Name, User: fj.User, Account: fj.Account, QOS: fj.QOS, Partitions: strings.Split(part, ","),
+	j := &Job{ID: fj.ID, Name: fj.Name, User: fj.User, Account: fj.Account, QOS: fj.QOS, Reservation: fj.Reservation, Partitions: strings.Split(part, ","),
 		Submit: int64(fj.Submit), Begin: int64(fj.Begin), Start: int64(fj.Start), End: int64(fj.End), Request: req, TimeLimit: req.TimeLimit, Nice: fj.Nice}
 	if fj.Priority != nil {
 		j.Priority = *fj.Priority
@@ -404,4 +448,73 @@ func nodeSet(q *Queue, list string) (*roaring.Bitmap, error) {
 		return nil, fmt.Errorf("nodes %q: no nodes", position.Clip(list))
 	}
 	return out, nil
+}
+
+// FileReservation is one advance reservation of a jobs file (see the
+// README's "The sift jobs file"), as `scontrol create reservation` takes
+// it.
+type FileReservation struct {
+	Name string `json:"name"`
+	// Nodes is a Slurm hostlist; NodeCount the number of nodes to pick
+	// when Nodes is empty.
+	Nodes     string `json:"nodes"`
+	NodeCount int    `json:"node_count"`
+	// Start, and End or Duration (a Slurm time value).
+	Start    FileTime `json:"start"`
+	End      FileTime `json:"end"`
+	Duration string   `json:"duration"`
+	// Users and Accounts are comma-separated lists.
+	Users     string `json:"users"`
+	Accounts  string `json:"accounts"`
+	Partition string `json:"partition"`
+	// Flags are comma-separated: MAINT, IGNORE_JOBS, FLEX, ANY_NODES.
+	Flags string `json:"flags"`
+}
+
+// AddFileReservations makes the reservations of a jobs file in q at now,
+// before Load puts its jobs in (so that running jobs inside them are
+// taken as they are). offs are their byte offsets from ParseReservations;
+// a reservation of a node count without a partition picks its nodes in
+// defPart, as slurmctld uses its default partition.
+func AddFileReservations(q *Queue, resvs []FileReservation, offs []int, defPart string, now int64) error {
+	for i, fr := range resvs {
+		off := 0
+		if i < len(offs) {
+			off = offs[i]
+		}
+		fail := func(err error) error {
+			return &JobFileError{Pos: position.Pos{Offset: off}, Index: i, Resv: true, Err: err}
+		}
+		r := &Reservation{Name: fr.Name, NodeCount: fr.NodeCount, Start: int64(fr.Start), End: int64(fr.End), Partition: fr.Partition}
+		if r.Partition == "" && fr.Nodes == "" {
+			r.Partition = defPart
+		}
+		if fr.Duration != "" {
+			d, err := job.ParseTime(fr.Duration)
+			if err != nil || d == job.Unlimited {
+				return fail(fmt.Errorf("duration %q: expected a Slurm time value", position.Clip(fr.Duration)))
+			}
+			if fr.End != 0 {
+				return fail(errors.New("both end and duration given"))
+			}
+			r.End = r.Start + int64(d/time.Second)
+		}
+		var err error
+		if r.Flags, err = ParseResvFlags(fr.Flags); err != nil {
+			return fail(err)
+		}
+		if fr.Nodes != "" {
+			if r.Nodes, err = nodeSet(q, fr.Nodes); err != nil {
+				return fail(err)
+			}
+		}
+		list := func(s string) []string {
+			return strings.FieldsFunc(s, func(c rune) bool { return c == ',' || c == ' ' })
+		}
+		r.Users, r.Accounts = list(fr.Users), list(fr.Accounts)
+		if err := q.AddReservation(r, now); err != nil {
+			return fail(err)
+		}
+	}
+	return nil
 }

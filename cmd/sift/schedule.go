@@ -58,7 +58,7 @@ func newScheduleCmd() *cobra.Command {
 priority order per partition), then sched/builtin's start-time estimates or sched/backfill's
 pass, over the cluster of --nodes and the queue of --jobs (a sift jobs file, described in the
 README: running jobs with their nodes and end times, finished jobs for dependencies, pending
-jobs with their requests). It prints a table like squeue --start: each job's state, nodes,
+jobs with their requests, and advance reservations, which jobs may name). It prints a table like squeue --start: each job's state, nodes,
 start or expected start, and the reason it pends, with Slurm's reason strings.
 
 SchedulerParameters come from a slurm.conf --nodes file, then --scheduler-parameters, then the
@@ -117,6 +117,10 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 				return err
 			}
 			files, offs, err := sched.ParseJobFile(data)
+			if err != nil {
+				return invalidInput(fmt.Errorf("%s: %w", jobsPath, withSource(string(data), err)))
+			}
+			resvs, resvOffs, err := sched.ParseReservations(data)
 			if err != nil {
 				return invalidInput(fmt.Errorf("%s: %w", jobsPath, withSource(string(data), err)))
 			}
@@ -209,6 +213,9 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			q := sched.NewQueue(opts)
 			for _, id := range explainIDs {
 				q.Trace(uint32(id))
+			}
+			if err := sched.AddFileReservations(q, resvs, resvOffs, defaultPartition(inv.Partitions), now); err != nil {
+				return invalidInput(fmt.Errorf("%s: %w", jobsPath, withSource(string(data), err)))
 			}
 			refused, err := sched.Load(q, files, offs, defaultPartition(inv.Partitions), now)
 			if err != nil {

@@ -17,5 +17,7 @@ func TestScheduleGolden(t *testing.T) {
 		{"explain-unknown-job", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at, "--explain", "7"}},
 		{"unknown-policy", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--policy", "fifo"}},
 		{"missing-jobs", []string{"schedule", "--nodes", conf}},
+		{"reservations", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/resv.json", "--at", at}},
+		{"bad-reservation", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/bad-resv.json", "--at", at}},
 	}, nil)
 }

@@ -52,7 +52,9 @@ type Case struct {
 
 // Job is one step: a submission (Spec, Sbatch) or, with Action, a cancel of
 // an earlier job ("cancel:N", N counting submissions from 1), a wait
-// ("sleep:SECONDS") or a look at every job so far ("snapshot").
+// ("sleep:SECONDS"), a look at every job so far ("snapshot") or an
+// advance reservation ("resv:ARGS", the arguments of `scontrol create
+// reservation`, recorded in Resv).
 type Job struct {
 	Spec   string   `json:"spec"`
 	Sbatch []string `json:"sbatch,omitempty"`
@@ -61,6 +63,8 @@ type Job struct {
 	// Snapshot is, for the action "snapshot", every job submitted so far
 	// as Slurm showed it then.
 	Snapshot []Outcome `json:"snapshot,omitempty"`
+	// Resv is, for a "resv:" step, the reservation Slurm made.
+	Resv *Resv `json:"resv,omitempty"`
 }
 
 // Outcome is `scontrol show job -d` for a submitted job, or the answer of

@@ -68,6 +68,7 @@ func record(args []string) error {
 			return fmt.Errorf("case %q: %w", rec.Cases[i].Name, err)
 		}
 	}
+	l.clearResvs()
 	if err := l.clear(); err != nil {
 		return err
 	}
@@ -167,6 +168,7 @@ func currentUser() string {
 }
 
 func (l *lab) runCase(c *Case) error {
+	l.clearResvs()
 	if err := l.clear(); err != nil {
 		return err
 	}
@@ -192,6 +194,9 @@ func (l *lab) runCase(c *Case) error {
 					j.Snapshot = append(j.Snapshot, l.show(id))
 				}
 			}
+			continue
+		case strings.HasPrefix(j.Action, "resv:"):
+			l.createResv(j)
 			continue
 		case strings.HasPrefix(j.Action, "sleep:"):
 			s, err := strconv.ParseFloat(strings.TrimPrefix(j.Action, "sleep:"), 64)
