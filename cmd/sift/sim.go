@@ -37,7 +37,7 @@ type simFlags struct {
 	plotDir                             string
 	seed                                uint64
 	synthJobs                           int
-	keepCancelled                       bool
+	keepCancelled, compare              bool
 	knobs                               []string
 	prio                                string
 	prioSets                            []string
@@ -89,6 +89,7 @@ Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
 	fl.StringVar(&f.part, "partition", "", "partition the jobs are submitted to (default: the inventory's default partition, else its largest)")
 	fl.StringVar(&f.estimate, "estimate", "runtime", "time limit of a job the trace gives none: runtime, fixed:TIME or none")
 	fl.BoolVar(&f.keepCancelled, "keep-cancelled", false, "replay cancelled jobs that ran (the readers skip every cancelled job by default)")
+	fl.BoolVar(&f.compare, "compare-recorded", false, "set the replay beside the schedule the trace recorded (its jobs' own start times): waits per size class and partition, utilization")
 	fl.StringVar(&f.jsonOut, "json", "", "write the metrics as JSON to this file")
 	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory: queue.svg, utilization.svg, wait-cdf.svg")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write every job's outcome to this file: CSV, or JSON Lines for .jsonl/.json")
@@ -119,6 +120,9 @@ func (f *simFlags) run(cmd *cobra.Command) error {
 	est, err := workload.ParseEstimate(f.estimate)
 	if err != nil {
 		return invalidInput(fmt.Errorf("--estimate: %w", err))
+	}
+	if f.compare && f.trace == "" {
+		return invalidInput(fmt.Errorf("--compare-recorded needs a --trace that records its jobs' start times"))
 	}
 	if f.synthJobs < 1 {
 		return invalidInput(fmt.Errorf("--synthetic-jobs must be at least 1"))
@@ -198,6 +202,12 @@ func (f *simFlags) run(cmd *cobra.Command) error {
 	if err != nil {
 		return invalidInput(err)
 	}
+	var cmp *sim.Comparison
+	if f.compare {
+		if cmp, err = sim.Compare(tr, res, cpusPerNode(cl, opt.Partition)); err != nil {
+			return invalidInput(fmt.Errorf("--compare-recorded: %s: %w", tr.Source, err))
+		}
+	}
 	if f.jobsOut != "" {
 		if err := writeJobs(f.jobsOut, res.Jobs); err != nil {
 			return err
@@ -209,7 +219,7 @@ func (f *simFlags) run(cmd *cobra.Command) error {
 		}
 	}
 	if f.jsonOut != "" {
-		b, err := json.MarshalIndent(simJSON{Trace: tr.Source, Summary: res.Summary}, "", "  ")
+		b, err := json.MarshalIndent(simJSON{Trace: tr.Source, Summary: res.Summary, Recorded: cmp}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -217,13 +227,56 @@ func (f *simFlags) run(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	return printSimSummary(cmd.OutOrStdout(), tr, &res.Summary)
+	if err := printSimSummary(cmd.OutOrStdout(), tr, &res.Summary); err != nil {
+		return err
+	}
+	if cmp != nil {
+		return printComparison(cmd.OutOrStdout(), cmp)
+	}
+	return nil
 }
 
-// simJSON is what --json writes: the trace's name and the metrics.
+// simJSON is what --json writes: the trace's name, the metrics, and with
+// --compare-recorded the comparison with the recorded schedule.
 type simJSON struct {
 	Trace string `json:"trace"`
 	sim.Summary
+	Recorded *sim.Comparison `json:"recorded,omitempty"`
+}
+
+// cpusPerNode is the CPUs of the partition's first node.
+func cpusPerNode(cl *job.Cluster, part string) int {
+	if p := cl.Partitions[part]; p != nil && !p.Nodes.IsEmpty() {
+		return cl.CPUs[p.Nodes.Minimum()]
+	}
+	return 1
+}
+
+// printComparison prints the replay's waits beside the recorded ones:
+// all jobs, then per size class and per partition.
+func printComparison(w io.Writer, c *sim.Comparison) error {
+	fmt.Fprintf(w, "\ncompared with the recorded schedule: %d jobs started in both; sift started %d earlier, %d at the same second, %d later\n",
+		c.Jobs, c.Earlier, c.Same, c.Later)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "wait (s)\tjobs\tmean sift\trecorded\tmedian sift\trecorded\tp95 sift\trecorded\tmax sift\trecorded\t\n")
+	row := func(class string, jobs int, s, r sim.WaitStats) {
+		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", class, jobs, s.Mean, r.Mean, s.Median, r.Median, s.P95, r.P95, s.Max, r.Max)
+	}
+	row("all", c.Jobs, c.Sim, c.Recorded)
+	for _, cc := range c.BySize {
+		row(cc.Class, cc.Jobs, cc.Sim, cc.Recorded)
+	}
+	for _, cc := range c.ByPartition {
+		row("partition "+cc.Class, cc.Jobs, cc.Sim, cc.Recorded)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "utilization: sift %.1f%% over %.2f days, recorded %.1f%% over %.2f days\n",
+		100*c.SimUtilization, float64(c.SimMakespan)/86400, 100*c.RecordedUtilization, float64(c.RecordedMakespan)/86400)
+	_, err := fmt.Fprintf(w, "recorded waits of %d s or more while the trace's own jobs left enough CPUs idle: %d jobs, %.1f%% of all recorded wait\n",
+		sim.IdleWaitMin, c.IdleWaits, 100*float64(c.IdleWaitSeconds)/max(c.Recorded.Mean*float64(c.Jobs), 1))
+	return err
 }
 
 // machine is the simulated cluster's nodes: --nodes, else the trace's

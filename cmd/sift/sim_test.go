@@ -123,3 +123,58 @@ func TestSimPlots(t *testing.T) {
 		}
 	}
 }
+
+// TestSimCompareRecorded: a hand-made sacct slice of a small site replayed
+// with --compare-recorded prints sift's waits beside the recorded ones per
+// size class, both utilizations and the idle waits (golden), and --json
+// carries the comparison.
+func TestSimCompareRecorded(t *testing.T) {
+	args := []string{"sim", "--trace", "testdata/sim/site-sacct.csv", "--nodes", "testdata/sim/site.conf", "--alloc", "cpu", "--compare-recorded"}
+	scrub := func(s string) string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if !strings.HasPrefix(l, "passes") && !strings.HasPrefix(l, "speed") {
+				out = append(out, l)
+			}
+		}
+		return strings.Join(out, "\n")
+	}
+	runGolden(t, "sim", []cliCase{{"site-compare-recorded", args}}, scrub)
+	js := filepath.Join(t.TempDir(), "m.json")
+	if _, errOut, code := runCLI(append(args, "--json", js)...); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		Recorded struct {
+			Jobs     int `json:"jobs"`
+			Recorded struct {
+				Mean float64 `json:"mean_wait_s"`
+			} `json:"recorded"`
+			BySize []struct{ Class string } `json:"by_size"`
+		} `json:"recorded"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	// Recorded waits of the nine jobs that started: 0+2+3500+600+1500+5000+1+4500+500.
+	if m.Recorded.Jobs != 9 || int(m.Recorded.Recorded.Mean*9+0.5) != 15603 || len(m.Recorded.BySize) != 3 {
+		t.Errorf("--json recorded: %s", b)
+	}
+}
+
+// TestSimCompareRecordedNeedsATrace: without a trace, or with one that
+// records no start times, --compare-recorded is invalid input.
+func TestSimCompareRecordedNeedsATrace(t *testing.T) {
+	for _, args := range [][]string{
+		{"sim", "--compare-recorded", "--synthetic-jobs", "5"},
+		{"sim", "--compare-recorded", "--trace", "testdata/sim/known.swf"},
+	} {
+		if _, errOut, code := runCLI(args...); code != exitInvalidInput || !strings.Contains(errOut, "--compare-recorded") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+}
