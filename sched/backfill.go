@@ -48,11 +48,14 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	recs := q.buildQueue(now, true, true)
 	ns := newNodeSpace(now, window, res, q.cl.N, q.cl.Usable)
 	windowEnd := ns.s[0].end
+	ns.size = cfg.BFNodeSpaceSize
+	if ns.size == 0 {
+		ns.size = cfg.BFMaxJobTest
+	}
 	if cfg.BFRunningJobReserve {
 		for _, id := range q.ids {
-			if j := q.jobs[id].j; j.State == Running && j.Nodes != nil {
-				st, end := ns.slotTime(j.Start, j.End-j.Start)
-				ns.add(st, end, ns.bits(j.Nodes))
+			if j := q.jobs[id].j; j.State == Running && !ns.reserveRunning(j, q.preemptable(j)) {
+				break
 			}
 		}
 	}
@@ -199,6 +202,12 @@ recordLoop:
 				j.Start = origStart
 				break
 			}
+			if noReserve && startRes <= now && aStart > now {
+				// TEST_NOW_ONLY: cons_tres asks a job that gets no
+				// reservation only whether it starts now.
+				j.Start = origStart
+				break
+			}
 			if startRes > now && aStart == startRes+1 {
 				// Slurm's will-run from a later start drops the jobs
 				// ending by then and answers "now", which becomes
@@ -237,10 +246,7 @@ recordLoop:
 					}
 					p.Started = append(p.Started, j.ID)
 					starts++
-					if cfg.BFRunningJobReserve {
-						s0, e0 := ns.slotTime(j.Start, j.End-j.Start)
-						ns.add(s0, e0, ns.bits(j.Nodes))
-					}
+					ns.reserveRunning(j, q.preemptable(j))
 					if cfg.BFMaxJobStart > 0 && starts >= cfg.BFMaxJobStart {
 						p.BackfillExit = "bf_max_job_start"
 						break recordLoop
@@ -294,6 +300,11 @@ recordLoop:
 					continue recordLoop
 				}
 			}
+			if ns.size > 0 && len(ns.s) >= ns.size {
+				// The job keeps its start time but gets no reservation.
+				p.BackfillExit = "bf_node_space_size"
+				break recordLoop
+			}
 			ns.add(st, endRes, chosen)
 			q.clock.update = now
 			j.PlannedNodes = chosen.Roaring()
@@ -303,6 +314,15 @@ recordLoop:
 		}
 	}
 	q.explainRest()
+}
+
+// preemptable is slurm_job_preempt_mode(j) != PREEMPT_MODE_OFF.
+func (q *Queue) preemptable(j *Job) bool {
+	if q.opt.Preempt.Type == PreemptNone {
+		return false
+	}
+	m := q.jobMode(j)
+	return m != PreemptOff && m != PreemptModeUnset
 }
 
 // stretchLimit is _reset_job_time_limit for a job backfill started with

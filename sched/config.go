@@ -38,6 +38,10 @@ type Config struct {
 	BFInterval, BFResolution, BFWindow time.Duration
 	// BFMaxJobTest is bf_max_job_test: jobs backfill tests in one pass.
 	BFMaxJobTest int
+	// BFNodeSpaceSize is bf_node_space_size: the records the time-slot map
+	// may hold; a pass stops when a reservation would need more (0:
+	// BFMaxJobTest, Slurm's default).
+	BFNodeSpaceSize int
 	// BFMaxTime is bf_max_time: the wall-clock budget of one backfill pass,
 	// applied when the queue has a WallClock (live use); simulations count
 	// tests instead (BFTestCost).
@@ -198,6 +202,9 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 			n, err = num(1, 1000000)
 			c.BFMaxJobTest = int(n)
 			c.BuiltinMaxJobTest = int(n)
+		case "bf_node_space_size":
+			n, err = num(2, 2*1000000)
+			c.BFNodeSpaceSize = int(n)
 		case "bf_max_time":
 			n, err = num(1, 3600)
 			c.BFMaxTime = time.Duration(n) * time.Second

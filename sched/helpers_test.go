@@ -113,16 +113,21 @@ func (f *fixture) running(id uint32, part, nodes string, start, end int64) *Job 
 }
 
 func (f *fixture) names(b *roaring.Bitmap) string {
+	return strings.Join(nodeNames(f.cl, b), ",")
+}
+
+// nodeNames is the names of the nodes of b in id order.
+func nodeNames(cl *job.Cluster, b *roaring.Bitmap) []string {
 	if b == nil {
-		return ""
+		return nil
 	}
 	var out []string
 	it := b.Iterator()
 	for it.HasNext() {
-		nd, _ := f.cl.Snap.Node(it.Next())
+		nd, _ := cl.Snap.Node(it.Next())
 		out = append(out, nd.Name)
 	}
-	return strings.Join(out, ",")
+	return out
 }
 
 func (f *fixture) pass(now int64) *Pass {

@@ -17,7 +17,10 @@ type slot struct {
 type nodeSpace struct {
 	s   []slot
 	res int64 // bf_resolution in seconds
-	n   int   // node id bound
+	// size is bf_node_space_size: the records s may reach before a
+	// reservation is refused (0: no limit).
+	size int
+	n    int // node id bound
 	// order is the slots' indexes in list order, remade after add: the
 	// walks start at the first slot a window touches, found by binary
 	// search, instead of following the list from slot 0.
@@ -63,6 +66,26 @@ func (ns *nodeSpace) bits(r *roaring.Bitmap) bitset.Set { return bitset.New(ns.n
 func (ns *nodeSpace) slotTime(start, limit int64) (int64, int64) {
 	end := start + limit + ns.res - 1
 	return start / ns.res * ns.res, end / ns.res * ns.res
+}
+
+// reserveRunning is _bf_reserve_running for running job j: a job holding
+// whole nodes (Allocation.WholeNode) and not preemptable (its preempt mode
+// is off) keeps them from the
+// start of the map to its end rounded up to the resolution. Backfill calls
+// it for each job it starts (always) and, with bf_running_job_reserve, for
+// the jobs running when the pass begins; a job sharing its nodes is left to
+// the select plugin's will-run. It is false only when the map is full
+// (bf_node_space_size).
+func (ns *nodeSpace) reserveRunning(j *Job, preemptable bool) bool {
+	if j.Alloc == nil || !j.Alloc.WholeNode || j.Nodes == nil || preemptable {
+		return true
+	}
+	if ns.size > 0 && len(ns.s) >= ns.size {
+		return false
+	}
+	end := (j.End + ns.res - 1) / ns.res * ns.res
+	ns.add(ns.s[0].begin, end, ns.bits(j.Nodes))
+	return true
 }
 
 // split inserts a slot boundary at t inside slot j (begin < t < end) and

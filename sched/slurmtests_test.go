@@ -28,10 +28,11 @@ import (
 //     bf_interval minutes it is backfilled before the higher one, with
 //     5 x bf_interval it is not.
 
-// slurmUnitQueue is backfill_test.c's cluster and partition.
-func slurmUnitQueue(t *testing.T, cfg Config) *Queue {
+// slurmUnitQueue is backfill_test.c's cluster (node01 to node<nodes>)
+// and partition.
+func slurmUnitQueue(t *testing.T, nodes int, cfg Config) *Queue {
 	t.Helper()
-	in := make([]index.Node, 32)
+	in := make([]index.Node, nodes)
 	for i := range in {
 		in[i] = index.Node{Name: fmt.Sprintf("node%02d", i+1), Sockets: 1, CoresPerSocket: 4, ThreadsPerCore: 1, MemoryMB: 2000, Partitions: []string{"test"}}
 	}
@@ -61,7 +62,7 @@ func slurmUnitJob(t *testing.T, q *Queue, id, prio uint32, nodes, tasks, limit i
 // asks for all 32 and waits, job 3 takes the other 31 for 5 minutes,
 // which ends before job 1 frees the last node.
 func TestSlurmBackfillTest1(t *testing.T) {
-	q := slurmUnitQueue(t, DefaultConfig())
+	q := slurmUnitQueue(t, 32, DefaultConfig())
 	const now = 1_000_000
 	j1 := slurmUnitJob(t, q, 1, 10, 1, 1, 10, now)
 	j2 := slurmUnitJob(t, q, 2, 5, 32, 32, 10, now)
@@ -82,7 +83,7 @@ func TestSlurmBackfillTest1(t *testing.T) {
 // of higher priority asking for no more nodes than another may start later
 // than it, or have no start time while the other has one.
 func TestSlurmBackfillTest2(t *testing.T) {
-	q := slurmUnitQueue(t, DefaultConfig())
+	q := slurmUnitQueue(t, 32, DefaultConfig())
 	const now = 1_000_000
 	lines := []struct {
 		prio               uint32
@@ -107,7 +108,7 @@ func TestSlurmBackfillTest2(t *testing.T) {
 // nodes, bf_max_job_test=500 leaves job 500 with a start time and job 501
 // without.
 func TestSlurmBackfillTest3(t *testing.T) {
-	q := slurmUnitQueue(t, DefaultConfig())
+	q := slurmUnitQueue(t, 32, DefaultConfig())
 	const now = 1_000_000
 	var jobs []*Job
 	for i := 0; i < 1000; i++ {

@@ -10,8 +10,8 @@ import (
 // §2.6), the memory (reference §2.3 step 7) and the GPUs. st nil ignores
 // allocations.
 func (p *Plugin) build(st *state, r *job.Request, pk *pick, free bitset.Set, start int64) (*job.Allocation, error) {
-	a := &job.Allocation{Start: start}
 	whole := p.nodeReqOf(r) == crReserved
+	a := &job.Allocation{Start: start, WholeNode: whole}
 	cpus := pk.cpus
 	if !whole {
 		vpus := make([]int, len(pk.nodes))

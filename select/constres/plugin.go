@@ -616,8 +616,16 @@ func (p *Plugin) preempt(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 // each. willRun gives the same answers faster; this is its reference, and
 // the path taken with preemption.
 func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
-	if pk, free, ok := p.fit(p.st, r, cand); ok {
-		return p.build(p.st, r, pk, free, now)
+	overdue := false
+	for _, j := range p.st.jobs {
+		overdue = overdue || j.end <= now
+	}
+	// With jobs ending by now, the first test is made once they are gone
+	// (below), as _will_run_test makes it.
+	if !overdue {
+		if pk, free, ok := p.fit(p.st, r, cand); ok {
+			return p.build(p.st, r, pk, free, now)
+		}
 	}
 	exp := p.st.dup()
 	var pre []*record
@@ -689,7 +697,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 		p.removeJob(exp, running[i], true)
 		removed = append(removed, running[i])
 	}
-	if i > 0 && i == len(running) {
+	if i > 0 {
 		if a, ok, err := try(); ok || err != nil {
 			return a, err
 		}

@@ -177,7 +177,7 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 		}
 		return cand
 	}
-	if bound.mayFit() {
+	if bound.mayFit() && !c.overdue(now) {
 		if pk, free, ok := p.fitFree(p.st, r, fitCand(), c.free); ok {
 			return p.build(p.st, r, pk, free, now)
 		}
@@ -201,8 +201,16 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 	})
 }
 
-// walk is _will_run_test's release loop over the chain: the jobs past
-// their end by now, then batches of the next job and every job ending
+// overdue reports whether a running job ends by now. _will_run_test, asked
+// for a start (backfill's start_res), first releases those jobs and only
+// then tests, so no test is made on the state that still holds them: with
+// more nodes free the fit may choose other ones.
+func (c *releaseChain) overdue(now int64) bool {
+	return len(c.running) > 0 && c.running[0].end <= now
+}
+
+// walk is _will_run_test's release loop over the chain: the jobs ending by
+// now, tested once released, then batches of the next job and every job ending
 // within a window of its (30 s aligned) end, the window doubling after each
 // failed test. release sees each job as it is released; test is asked with
 // running[:n] released after each batch (and after the first jobs when they
@@ -213,7 +221,7 @@ func (c *releaseChain) walk(now int64, release func(*record), test func(n int) (
 	for ; i < len(running) && running[i].end <= now; i++ {
 		release(running[i])
 	}
-	if i > 0 && i == len(running) {
+	if i > 0 {
 		if a, ok, err := test(i); ok || err != nil {
 			return a, err
 		}
@@ -386,8 +394,10 @@ func (p *Plugin) unrelease(c *releaseChain, k int32) {
 // willRunShared is willRun for a job that shares cores (test 3 and 4 of
 // fit read every row), on full copies of the state from the chain.
 func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
-	if pk, free, ok := p.fit(p.st, r, cand); ok {
-		return p.build(p.st, r, pk, free, now)
+	if !c.overdue(now) {
+		if pk, free, ok := p.fit(p.st, r, cand); ok {
+			return p.build(p.st, r, pk, free, now)
+		}
 	}
 	return c.walk(now, func(*record) {}, func(n int) (*job.Allocation, bool, error) {
 		st := p.stateAt(c, n)

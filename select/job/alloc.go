@@ -35,6 +35,11 @@ type Allocation struct {
 	Start int64
 	// Preempted are the jobs that must be preempted for this allocation.
 	Preempted []uint32
+	// WholeNode is Slurm's job_resrcs whole_node WHOLE_NODE_REQUIRED: the
+	// job holds its nodes whole (cons_tres with --exclusive or an
+	// OverSubscribe=EXCLUSIVE partition; select/linear leaves it unset, as
+	// Slurm's does).
+	WholeNode bool
 }
 
 // Reasons a job cannot be satisfied.
