@@ -46,7 +46,11 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	res := max(int64(cfg.BFResolution/time.Second), 1)
 	window := int64(cfg.BFWindow / time.Second)
 	recs := q.buildQueue(now, true, true)
-	ns := newNodeSpace(now, window, res, q.cl.N, q.cl.Usable)
+	if q.bfSpace == nil {
+		q.bfSpace = &nodeSpace{}
+	}
+	ns := q.bfSpace
+	ns.reset(now, window, res, q.cl.N, q.cl.Usable)
 	windowEnd := ns.s[0].end
 	ns.size = cfg.BFNodeSpaceSize
 	if ns.size == 0 {
@@ -307,7 +311,11 @@ recordLoop:
 			}
 			ns.add(st, endRes, chosen)
 			q.clock.update = now
-			j.PlannedNodes = chosen.Roaring()
+			if j.PlannedNodes == nil || j.PlannedNodes != e.plannedRef || !e.planned.Equal(chosen) {
+				// A plan the same as the last pass's keeps its bitmap.
+				j.PlannedNodes = chosen.Roaring()
+				e.planned, e.plannedRef = append(e.planned[:0], chosen...), j.PlannedNodes
+			}
 			counts.resvPart[r.part]++
 			p.Reserved++
 			continue recordLoop

@@ -55,7 +55,29 @@ func (ns *nodeSpace) from(t int64) int {
 // newNodeSpace is the initial map: one slot from now rounded down to the
 // resolution to the window's end, with the nodes in avail.
 func newNodeSpace(now, window, res int64, n int, avail *roaring.Bitmap) *nodeSpace {
-	return &nodeSpace{res: res, n: n, s: []slot{{begin: now / res * res, end: (now + window) / res * res, avail: bitset.New(n).Fill(avail)}}}
+	ns := &nodeSpace{}
+	ns.reset(now, window, res, n, avail)
+	return ns
+}
+
+// reset makes ns newNodeSpace's map again, keeping its storage for the
+// slots the next pass makes.
+func (ns *nodeSpace) reset(now, window, res int64, n int, avail *roaring.Bitmap) {
+	ns.res, ns.n = res, n
+	ns.order, ns.dirty = ns.order[:0], true
+	ns.s = append(ns.s[:0], slot{avail: ns.spare(0)})
+	ns.s[0] = slot{begin: now / res * res, end: (now + window) / res * res, avail: ns.s[0].avail.Fill(avail)}
+}
+
+// spare is the node set storage of slot i from an earlier use of ns, or
+// a new set (when i is past the slots made before).
+func (ns *nodeSpace) spare(i int) bitset.Set {
+	if i < cap(ns.s) {
+		if b := ns.s[:i+1][i].avail; len(b) == (ns.n+63)/64 {
+			return b
+		}
+	}
+	return bitset.New(ns.n)
 }
 
 // bits converts r to the map's dense form.
@@ -92,7 +114,9 @@ func (ns *nodeSpace) reserveRunning(j *Job, preemptable bool) bool {
 // returns the index of the new slot that starts at t.
 func (ns *nodeSpace) split(j int, t int64) int {
 	i := len(ns.s)
-	ns.s = append(ns.s, slot{begin: t, end: ns.s[j].end, avail: append(bitset.Set(nil), ns.s[j].avail...), next: ns.s[j].next})
+	avail := ns.spare(i)
+	copy(avail, ns.s[j].avail)
+	ns.s = append(ns.s, slot{begin: t, end: ns.s[j].end, avail: avail, next: ns.s[j].next})
 	ns.s[j].end = t
 	ns.s[j].next = i
 	return i

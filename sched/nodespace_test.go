@@ -102,3 +102,51 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 		}
 	}
 }
+
+// TestResetMapIsANewMap: a map reset for the next pass, whose slots reuse
+// the node sets of the last pass's (of another cluster size at times),
+// takes the same reservations into the same slots as a new map.
+func TestResetMapIsANewMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 3))
+	reused := &nodeSpace{}
+	for round := 0; round < 300; round++ {
+		n := 1 + r.IntN(150)
+		if round%50 > 10 {
+			n = 100
+		}
+		all := roaring.New()
+		for id := 0; id < n; id++ {
+			if r.IntN(5) != 0 {
+				all.Add(uint32(id))
+			}
+		}
+		now := int64(1000 + r.IntN(100))
+		res := int64(1 + r.IntN(60))
+		fresh := newNodeSpace(now, 20000, res, n, all)
+		reused.reset(now, 20000, res, n, all)
+		for k := r.IntN(40); k > 0; k-- {
+			nodes := bitset.New(n)
+			for id := 0; id < n; id++ {
+				if r.IntN(3) == 0 {
+					nodes.Add(uint32(id))
+				}
+			}
+			st, end := fresh.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(5000)))
+			fresh.add(st, end, nodes)
+			reused.add(st, end, nodes)
+		}
+		if len(reused.s) != len(fresh.s) {
+			t.Fatalf("round %d: the reset map has %d slots, a new one %d", round, len(reused.s), len(fresh.s))
+		}
+		for i := range fresh.s {
+			a, b := fresh.s[i], reused.s[i]
+			if a.begin != b.begin || a.end != b.end || a.next != b.next || len(a.avail) != len(b.avail) || !a.avail.Equal(b.avail) {
+				t.Fatalf("round %d slot %d: reset map %+v, new map %+v", round, i, b, a)
+			}
+		}
+		probe := now + int64(r.IntN(15000))
+		if reused.from(probe) != fresh.from(probe) {
+			t.Fatalf("round %d: the reset map's slot order differs", round)
+		}
+	}
+}

@@ -88,6 +88,8 @@ type Queue struct {
 	traced map[uint32][]Explanation
 	// resvs are the advance reservations, in the order they were made.
 	resvs []*resvState
+	// bfSpace is the backfill map, kept between passes for its storage.
+	bfSpace *nodeSpace
 }
 
 // entry is a job with what the queue derives from it once.
@@ -95,6 +97,10 @@ type entry struct {
 	j     *Job
 	progs []*vm.Program
 	parts map[string]*partReq
+	// planned is plannedRef, the PlannedNodes backfill last gave the
+	// job, in dense form.
+	planned    bitset.Set
+	plannedRef *roaring.Bitmap
 }
 
 // partReq is a job's request in one partition and the candidates the chain

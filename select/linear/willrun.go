@@ -26,8 +26,9 @@ type releaseChain struct {
 	// freed holds, per running-job count a node may share with
 	// (maxRun), the nodes in the order releases free them; see freedAt.
 	freed map[int]*freeOrder
-	// memo holds will-run's answers on this state (willRunMemo).
-	memo map[memoKey][]*memoAnswer
+	// memo holds will-run's answers on this state by key hash
+	// (willRunMemo).
+	memo map[uint64][]*memoAnswer
 }
 
 // freeOrder is, for one maxRun, each node's release count: how many of
@@ -59,7 +60,7 @@ func (p *Plugin) chain() *releaseChain {
 	st := p.st
 	p.rel = &releaseChain{base: st, gen: st.gen, running: running,
 		scratch: &state{mem: slices.Clone(st.mem), excl: slices.Clone(st.excl), run: slices.Clone(st.run), tot: slices.Clone(st.tot)},
-		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}, memo: map[memoKey][]*memoAnswer{}}
+		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}, memo: map[uint64][]*memoAnswer{}}
 	return p.rel
 }
 
@@ -240,8 +241,41 @@ type memoKey struct {
 	cand                                                             uint64
 }
 
-// memoAnswer is one remembered will-run answer: willRunFitAll's on cand.
+// hash mixes the key's fields; the memo's map is keyed by it (hashing
+// the strings of a struct key cost more than the rest of a lookup).
+func (k *memoKey) hash() uint64 {
+	h := k.cand
+	for _, v := range [...]int{k.minNodes, k.maxNodes, k.reqNodes, k.nTasks, k.cpusPerTask, k.nTasksPerNode, k.threadsPerCore,
+		k.minCPUsTotal, k.gpusPerNode, k.gpusPerJob, k.maxShare} {
+		h = mix(h, uint64(v))
+	}
+	h = mix(mix(h, k.memPerNode), k.memPerCPU)
+	var flags uint64
+	for i, b := range [...]bool{k.memPerNodeSet, k.contiguous, k.exclusive, k.overSubscribe} {
+		if b {
+			flags |= 1 << i
+		}
+	}
+	h = mix(h, flags)
+	for _, s := range [...]string{k.gpuType, k.partition} {
+		h = mix(h, uint64(len(s)))
+		for i := 0; i < len(s); i++ {
+			h = mix(h, uint64(s[i]))
+		}
+	}
+	return h
+}
+
+// mix adds v to the hash h.
+func mix(h, v uint64) uint64 {
+	h = (h^v)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
+	return h ^ h>>29
+}
+
+// memoAnswer is one remembered will-run answer: willRunFitAll's for key
+// on cand.
 type memoAnswer struct {
+	key   memoKey
 	cand  bitset.Set
 	out   bitset.Set
 	total int
@@ -264,8 +298,7 @@ func (p *Plugin) keyOf(r *job.Request, all bitset.Set) (memoKey, bool) {
 	}
 	h := uint64(len(all))
 	for _, w := range all {
-		h = (h^w)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
-		h ^= h >> 29
+		h = mix(h, w)
 	}
 	return memoKey{minNodes: r.MinNodes, maxNodes: r.MaxNodes, reqNodes: r.ReqNodes, nTasks: r.NTasks, cpusPerTask: r.CPUsPerTask,
 		nTasksPerNode: r.NTasksPerNode, threadsPerCore: r.ThreadsPerCore, minCPUsTotal: r.MinCPUsTotal, gpusPerNode: r.GPUsPerNode,
@@ -285,12 +318,13 @@ func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, 
 		return startAt(end, now), out, total, err
 	}
 	c := p.chain()
-	for _, m := range c.memo[key] {
-		if m.cand.Equal(all) {
+	h := key.hash()
+	for _, m := range c.memo[h] {
+		if m.key == key && m.cand.Equal(all) {
 			return startAt(m.end, now), m.out, m.total, m.err
 		}
 	}
-	m := &memoAnswer{cand: all.Clone()}
+	m := &memoAnswer{key: key, cand: all.Clone()}
 	out, total, end, err := p.willRunFitAll(r, all)
 	m.total, m.end, m.err = total, end, err
 	if err == nil {
@@ -299,6 +333,6 @@ func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, 
 	if len(c.memo) >= memoLimit {
 		clear(c.memo)
 	}
-	c.memo[key] = append(c.memo[key], m)
+	c.memo[h] = append(c.memo[h], m)
 	return startAt(end, now), m.out, total, err
 }
