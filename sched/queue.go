@@ -88,8 +88,10 @@ type Queue struct {
 	traced map[uint32][]Explanation
 	// resvs are the advance reservations, in the order they were made.
 	resvs []*resvState
-	// bfSpace is the backfill map, kept between passes for its storage.
+	// bfSpace is the backfill map and recBuf the last pass's queue
+	// records, kept between passes for their storage.
 	bfSpace *nodeSpace
+	recBuf  []record
 }
 
 // entry is a job with what the queue derives from it once.
@@ -479,7 +481,8 @@ type record struct {
 // (held, dependency and begin-time tests) gets one record per partition
 // that passes job_limits_check, sorted in sort_job_queue2's order.
 func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
-	var out []record
+	// The records of the last pass are done with: their storage is reused.
+	out := q.recBuf[:0]
 	for _, id := range q.ids {
 		e := q.jobs[id]
 		j := e.j
@@ -510,6 +513,11 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 		preempts = q.preemptsInQueue
 	}
 	sortQueue(out, preempts)
+	// Drop the purged jobs that the last pass's longer list still held.
+	if n := len(q.recBuf); n > len(out) {
+		clear(out[len(out):n])
+	}
+	q.recBuf = out
 	return out
 }
 
@@ -519,7 +527,7 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 // reservation, higher partition PriorityTier, higher priority, earlier
 // submit, lower id.
 func sortQueue(rs []record, preempts func(a, b record) bool) {
-	slices.SortStableFunc(rs, func(a, b record) int {
+	order := func(a, b record) int {
 		if preempts != nil {
 			if preempts(a, b) {
 				return -1
@@ -544,7 +552,13 @@ func sortQueue(rs []record, preempts func(a, b record) bool) {
 			return c
 		}
 		return cmp.Compare(a.e.j.ID, b.e.j.ID)
-	})
+	}
+	// Records mostly come in order already (submit order, FIFO
+	// priorities); checking costs one comparison a record. With
+	// preemption the order need not be transitive, so it is always sorted.
+	if preempts != nil || !slices.IsSortedFunc(rs, order) {
+		slices.SortStableFunc(rs, order)
+	}
 }
 
 // runnable1 is _job_runnable_test1 with job_independent: held jobs,

@@ -338,7 +338,7 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	if err == nil {
 		return a, nil
 	}
-	if _, terr := p.testOnly(r, all); terr != nil {
+	if _, _, terr := p.testOnlyFit(r, all); terr != nil {
 		return nil, terr
 	}
 	return nil, err
@@ -399,7 +399,7 @@ func (p *Plugin) willRunAll(r *job.Request, all bitset.Set, now int64) (*job.All
 	r, usable := p.willRunPrep(r, all)
 	a, err := p.willRun(r, usable, now)
 	if err != nil {
-		if _, terr := p.testOnly(r, all); terr != nil {
+		if _, _, terr := p.testOnlyFit(r, all); terr != nil {
 			return nil, terr
 		}
 	}
@@ -415,7 +415,7 @@ func (p *Plugin) willRunFitAll(r *job.Request, all bitset.Set) (bitset.Set, int,
 	r, usable := p.willRunPrep(r, all)
 	out, total, end, err := p.willRunFit(r, usable)
 	if err != nil {
-		if _, terr := p.testOnly(r, all); terr != nil {
+		if _, _, terr := p.testOnlyFit(r, all); terr != nil {
 			return nil, 0, 0, terr
 		}
 	}
@@ -442,17 +442,27 @@ func (p *Plugin) willRunPrep(r *job.Request, all bitset.Set) (*job.Request, bits
 
 // testOnly is _test_only (reference §1.5): capacity only, memory ignored.
 func (p *Plugin) testOnly(r *job.Request, cand bitset.Set) (*job.Allocation, error) {
+	out, total, err := p.testOnlyFit(r, cand)
+	if err != nil {
+		return nil, err
+	}
+	return p.allocation(r, out, total, 0, nil), nil
+}
+
+// testOnlyFit is testOnly's nodes (in scratch) and their CPUs, for the
+// callers that only ask whether the job could ever run.
+func (p *Plugin) testOnlyFit(r *job.Request, cand bitset.Set) (bitset.Set, int, error) {
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
 	f := p.buf(bufFilter)
 	if p.countBitmap(p.st, r, cand, f, noShareLimit, noShareLimit, job.TestOnly) < minN {
-		return nil, &job.Unsatisfied{Never: true, Reason: fmt.Sprintf("fewer than %d nodes could ever take the job", minN)}
+		return nil, 0, &job.Unsatisfied{Never: true, Reason: fmt.Sprintf("fewer than %d nodes could ever take the job", minN)}
 	}
 	out := p.buf(bufOut)
 	total, ok := p.jobTest(p.wantOf(r, minN), f, out, minN, maxN, reqN)
 	if !ok {
-		return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes is large enough"}
+		return nil, 0, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes is large enough"}
 	}
-	return p.allocation(r, out, total, 0, nil), nil
+	return out, total, nil
 }
 
 // runNowTiers is node_scheduler's weight loop for linear (reference §1.7):
