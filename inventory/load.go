@@ -62,6 +62,13 @@ func LoadCluster(path, formatName string) (*Cluster, []Warning, error) {
 // LoadClusterWithin is LoadCluster within lim: an inventory that would
 // exceed it fails with an *Error matching ErrLimit, before the nodes are made.
 func LoadClusterWithin(path, formatName string, lim Limits) (*Cluster, []Warning, error) {
+	if formatName == "" || formatName == "sift-json" {
+		// The common sift node file streams; anything the streaming reader
+		// declines is read whole below, as every other format is.
+		if nodes, ok := streamFile(path, lim); ok {
+			return &Cluster{Nodes: nodes}, nil, nil
+		}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -198,4 +205,20 @@ func isSlurmConf(data []byte, _ []member) bool {
 
 func parseSlurmConfFile(file string, data []byte, lim Limits) (*Cluster, []Warning, error) {
 	return parseSlurmConf(file, data, os.ReadFile, lim)
+}
+
+// streamFile reads the sift node file at path with the streaming reader;
+// ok is false when it declines or cannot read the file.
+func streamFile(path string, lim Limits) ([]index.Node, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var size int64
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	nodes, err := streamNodeFile(f, size, lim)
+	return nodes, err == nil
 }

@@ -409,26 +409,33 @@ func (r *nodeReader) setField(n *index.Node, f field, v *fastjson.Value, m membe
 		return bad("unknown state %q, expected one of %s", b, strings.Join(states, ", "))
 	case fGres:
 		return r.gres(n, v, m)
-	case fMemoryMB:
-		u, err := r.uint(m, math.MaxUint64)
-		if err != nil {
-			return bad("%s", err)
-		}
-		n.MemoryMB = u
-		return nil
 	}
-	limit := uint64(math.MaxInt32)
-	if f == fRank || f == fWeight {
-		limit = math.MaxUint32
-	}
-	u, err := r.uint(m, limit)
+	u, err := r.uint(m, uintLimit(f))
 	if err != nil {
 		return bad("%s", err)
 	}
+	r.ranked = setUint(n, f, u) || r.ranked
+	return nil
+}
+
+// uintLimit is the largest value of the integer field f.
+func uintLimit(f field) uint64 {
+	switch f {
+	case fRank, fWeight:
+		return math.MaxUint32
+	case fMemoryMB:
+		return math.MaxUint64
+	}
+	return math.MaxInt32
+}
+
+// setUint sets the integer field f of n to u (within uintLimit(f)) and
+// reports whether f is the rank.
+func setUint(n *index.Node, f field, u uint64) bool {
 	switch f {
 	case fRank:
 		n.Rank = uint32(u)
-		r.ranked = true
+		return true
 	case fWeight:
 		n.Weight = uint32(u)
 	case fCPUs:
@@ -441,8 +448,10 @@ func (r *nodeReader) setField(n *index.Node, f field, v *fastjson.Value, m membe
 		n.ThreadsPerCore = int(u)
 	case fBoards:
 		n.Boards = int(u)
+	case fMemoryMB:
+		n.MemoryMB = u
 	}
-	return nil
+	return false
 }
 
 // uint reads the number spanning m's value as a non-negative integer no
