@@ -64,12 +64,8 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 		}
 	}
 	counts := &bfCounts{user: map[string]int{}, part: map[string]int{}, assoc: map[string]int{}, userPart: map[string]int{}, resvPart: map[string]int{}}
-	jobTests, starts, tests := 0, 0, 0
-	maxTests := 0
-	if cfg.BFTestCost > 0 {
-		maxTests = max(int(cfg.BFMaxTime/cfg.BFTestCost), 1)
-	}
-	wall := q.wallStart()
+	jobTests, starts := 0, 0
+	clock := q.newBudget()
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
 	baseBuf, availBuf, chosenBuf, resvBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
@@ -140,11 +136,17 @@ recordLoop:
 		// it or retries from laterStart, when the map frees more nodes
 		// (SKIP_SCHED_OR_TRY_LATER, TRY_LATER).
 		for {
-			tests++
-			if (maxTests > 0 && tests > maxTests) || q.overTime(wall, cfg.BFMaxTime) {
+			// TRY_LATER's checks: bf_max_time, then a yield every
+			// bf_yield_interval; the round's work is counted after.
+			if clock.over(cfg.BFMaxTime) {
 				p.BackfillExit = "bf_max_time"
 				break recordLoop
 			}
+			if clock.yieldDue(cfg.BFYieldInterval, cfg.BFYieldSleep) && q.opt.Yield != nil && q.opt.Yield().stops(cfg.BFContinue) {
+				p.BackfillExit = "system state changed"
+				break recordLoop
+			}
+			clock.charge(cfg.BFTestCost)
 			startRes := laterStart
 			laterStart = 0
 			// The advance reservations (job_test_resv): the nodes they

@@ -158,6 +158,18 @@ func TestPlanIgnoringConstraintsReproducesSlurm(t *testing.T) {
 	}
 }
 
+// knobFixture is five nodes, n1 busy until 5000, a 5-node head job and
+// four 1-node jobs (mut applies to them) that fit now.
+func knobFixture(t *testing.T, cfg Config, mut ...func(*Job)) *fixture {
+	f := newFixture(t, nodesN("n", 1, 5, "batch"), Backfill{}, cfg, nil, false)
+	f.running(1, "batch", "n1", 0, 5000)
+	f.submit(2, 300, "nodes=5,time=60")
+	for i := uint32(3); i <= 6; i++ {
+		f.submit(i, 100, "nodes=1,time=10", mut...)
+	}
+	return f
+}
+
 // TestBackfillKnobs checks bf_max_job_test, bf_max_job_start,
 // bf_max_job_user and the deterministic bf_max_time count.
 func TestBackfillKnobs(t *testing.T) {
@@ -176,12 +188,7 @@ func TestBackfillKnobs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			c.cfg(&cfg)
-			f := newFixture(t, nodesN("n", 1, 5, "batch"), Backfill{}, cfg, nil, false)
-			f.running(1, "batch", "n1", 0, 5000)
-			f.submit(2, 300, "nodes=5,time=60")
-			for i := uint32(3); i <= 6; i++ {
-				f.submit(i, 100, "nodes=1,time=10", func(j *Job) { j.User = "v" })
-			}
+			f := knobFixture(t, cfg, func(j *Job) { j.User = "v" })
 			p := &Pass{}
 			f.q.MainPass(1000, true, p)
 			f.q.BackfillPass(1000, p)
@@ -212,12 +219,7 @@ func TestBuiltinEstimatesStarts(t *testing.T) {
 // TestWallClockStopsPasses: with a WallClock (live use) bf_max_time and
 // max_sched_time cut the passes on elapsed time; without one they do not.
 func TestWallClockStopsPasses(t *testing.T) {
-	f := newFixture(t, nodesN("n", 1, 5, "batch"), Backfill{}, DefaultConfig(), nil, false)
-	f.running(1, "batch", "n1", 0, 5000)
-	f.submit(2, 300, "nodes=5,time=60")
-	for i := uint32(3); i <= 6; i++ {
-		f.submit(i, 100, "nodes=1,time=10")
-	}
+	f := knobFixture(t, DefaultConfig())
 	tick := time.Unix(0, 0)
 	f.q.opt.WallClock = func() time.Time { tick = tick.Add(time.Second); return tick }
 	p := &Pass{}
@@ -252,5 +254,68 @@ func TestTimeMinPlansShortAndStretches(t *testing.T) {
 	// whole minutes after 1000.
 	if flex.End != 1000+59*60 {
 		t.Errorf("time_min job ends %d, want %d", flex.End, 1000+59*60)
+	}
+}
+
+// TestCountedTimeStopsPasses: without a WallClock (simulation),
+// max_sched_time and bf_max_time are counted: SchedTestCost per job the
+// main pass tests, BFTestCost per backfill round, and a counted
+// bf_yield_sleep at each yield.
+func TestCountedTimeStopsPasses(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		cfg        func(*Config)
+		main, back string
+		started    int
+	}{
+		{"no costs", func(*Config) {}, "end of queue", "end of queue", 4},
+		{"max_sched_time after two jobs", func(c *Config) { c.SchedTestCost = time.Second }, "max_sched_time", "end of queue", 4},
+		{"bf_max_time after four rounds", func(c *Config) { c.BFTestCost = time.Second; c.BFMaxTime = 4 * time.Second }, "end of queue", "bf_max_time", 3},
+		{"a yield's sleep counts", func(c *Config) {
+			c.BFTestCost, c.BFMaxTime, c.BFYieldSleep = time.Second, 4*time.Second, 1500*time.Millisecond
+		}, "end of queue", "bf_max_time", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			tc.cfg(&cfg)
+			f := knobFixture(t, cfg)
+			p := &Pass{}
+			f.q.MainPass(1000, true, p)
+			f.q.BackfillPass(1000, p)
+			if p.MainExit != tc.main || p.BackfillExit != tc.back || len(p.Started) != tc.started {
+				t.Errorf("main exit %q, backfill exit %q, started %v; want %q, %q, %d", p.MainExit, p.BackfillExit, p.Started, tc.main, tc.back, tc.started)
+			}
+		})
+	}
+}
+
+// TestYieldEndsPassOnChanges is _yield_locks: every bf_yield_interval the
+// pass yields (Options.Yield) and ends if jobs or nodes changed meanwhile
+// (unless bf_continue) or partitions, configuration or reservations did.
+func TestYieldEndsPassOnChanges(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		changes YieldChanges
+		cont    bool
+		exit    string
+	}{
+		{"nothing changed", YieldChanges{}, false, "end of queue"},
+		{"jobs changed", YieldChanges{Jobs: true}, false, "system state changed"},
+		{"jobs changed, bf_continue", YieldChanges{Jobs: true}, true, "end of queue"},
+		{"partitions changed, bf_continue", YieldChanges{Partitions: true}, true, "system state changed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.BFTestCost, cfg.BFContinue = time.Second, tc.cont
+			f := knobFixture(t, cfg)
+			yields := 0
+			f.q.opt.Yield = func() YieldChanges { yields++; return tc.changes }
+			p := &Pass{}
+			f.q.MainPass(1000, true, p)
+			f.q.BackfillPass(1000, p)
+			if p.BackfillExit != tc.exit || yields == 0 {
+				t.Errorf("backfill exit %q after %d yields, want %q after at least one", p.BackfillExit, yields, tc.exit)
+			}
+		})
 	}
 }

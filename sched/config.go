@@ -26,9 +26,15 @@ type Config struct {
 	// AssocLimitStop is assoc_limit_stop: a job held by a limit blocks its
 	// partition too.
 	AssocLimitStop bool
-	// MaxSchedTime is max_sched_time: the wall-clock budget of one main
-	// pass, applied only when the queue has a WallClock (live use).
+	// MaxSchedTime is max_sched_time: the time budget of one main pass,
+	// on the queue's WallClock (live use) or counted with SchedTestCost
+	// (simulation).
 	MaxSchedTime time.Duration
+	// SchedTestCost is sift's deterministic stand-in for the wall clock of
+	// max_sched_time in simulations: each job the main pass tests counts
+	// as SchedTestCost, so a pass stops after MaxSchedTime/SchedTestCost
+	// jobs (0: no count).
+	SchedTestCost time.Duration
 	// BatchSchedDelay is batch_sched_delay: how long a submission waits
 	// for its event-triggered main pass.
 	BatchSchedDelay time.Duration
@@ -42,17 +48,23 @@ type Config struct {
 	// may hold; a pass stops when a reservation would need more (0:
 	// BFMaxJobTest, Slurm's default).
 	BFNodeSpaceSize int
-	// BFMaxTime is bf_max_time: the wall-clock budget of one backfill pass,
-	// applied when the queue has a WallClock (live use); simulations count
-	// tests instead (BFTestCost).
+	// BFMaxTime is bf_max_time: the time budget of one backfill pass, on
+	// the queue's WallClock (live use) or counted with BFTestCost
+	// (simulation); yield sleeps count too, as in Slurm.
 	BFMaxTime time.Duration
-	// BFTestCost is sift's deterministic stand-in for bf_max_time in
-	// simulations: each test round of a job (one pass of backfill.c's
-	// TRY_LATER loop) counts as BFTestCost of elapsed time, so a pass
-	// stops after BFMaxTime/BFTestCost rounds (0: no count).
+	// BFTestCost is sift's deterministic stand-in for the wall clock of
+	// bf_max_time and bf_yield_interval in simulations: each test round of
+	// a job (one pass of backfill.c's TRY_LATER loop) counts as BFTestCost
+	// of elapsed time, so without yields a pass stops after
+	// BFMaxTime/BFTestCost rounds (0: no count, no yields).
 	BFTestCost time.Duration
-	// BFContinue is bf_continue: after a yield, resume the pass rather than
-	// start over. sift never yields, so this only records the setting.
+	// BFYieldInterval and BFYieldSleep are bf_yield_interval and
+	// bf_yield_sleep: every BFYieldInterval of the pass's time backfill
+	// yields (Options.Yield) and BFYieldSleep is added to a counted pass's
+	// time, as slurmctld's sleep counts in its bf_max_time.
+	BFYieldInterval, BFYieldSleep time.Duration
+	// BFContinue is bf_continue: a yield during which jobs or nodes changed
+	// does not end the pass.
 	BFContinue bool
 	// BFMinPrioReserve and BFMinAgeReserve are bf_min_prio_reserve and
 	// bf_min_age_reserve: jobs below that priority or younger than that
@@ -108,6 +120,8 @@ func DefaultConfig() Config {
 		BFWindow:          24 * time.Hour,
 		BFMaxJobTest:      500,
 		BFMaxTime:         30 * time.Second,
+		BFYieldInterval:   2 * time.Second,
+		BFYieldSleep:      500 * time.Millisecond,
 		BFMaxJobArrayResv: 20,
 		BatchSchedDelay:   3 * time.Second,
 		MaxSchedTime:      2 * time.Second,
@@ -209,6 +223,12 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 			n, err = num(1, 3600)
 			c.BFMaxTime = time.Duration(n) * time.Second
 			bfMaxTimeSet = true
+		case "bf_yield_interval":
+			n, err = num(1, 10000000)
+			c.BFYieldInterval = time.Duration(n) * time.Microsecond
+		case "bf_yield_sleep":
+			n, err = num(1, 10000000)
+			c.BFYieldSleep = time.Duration(n) * time.Microsecond
 		case "bf_continue":
 			c.BFContinue = true
 		case "bf_min_prio_reserve":

@@ -7,17 +7,19 @@ import (
 )
 
 func TestParseSchedulerParameters(t *testing.T) {
-	c, err := ParseSchedulerParameters(DefaultConfig(), "bf_interval=1, bf_window=2880,bf_resolution=300,bf_continue,bf_max_job_test=1000,default_queue_depth=50,bf_min_prio_reserve=7,kill_invalid_depend")
+	c, err := ParseSchedulerParameters(DefaultConfig(), "bf_interval=1, bf_window=2880,bf_resolution=300,bf_continue,bf_max_job_test=1000,default_queue_depth=50,bf_min_prio_reserve=7,kill_invalid_depend,bf_yield_interval=1000000,bf_yield_sleep=250000,bf_node_space_size=64")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.BFInterval != time.Second || c.BFMaxTime != time.Second || c.BFWindow != 48*time.Hour || c.BFResolution != 5*time.Minute ||
-		!c.BFContinue || c.BFMaxJobTest != 1000 || c.DefaultQueueDepth != 50 || c.BFMinPrioReserve != 7 {
+		!c.BFContinue || c.BFMaxJobTest != 1000 || c.DefaultQueueDepth != 50 || c.BFMinPrioReserve != 7 ||
+		c.BFYieldInterval != time.Second || c.BFYieldSleep != 250*time.Millisecond || c.BFNodeSpaceSize != 64 {
 		t.Errorf("parsed %+v", c)
 	}
 	d := DefaultConfig()
 	if d.BFInterval != 30*time.Second || d.BFResolution != time.Minute || d.BFWindow != 24*time.Hour || d.BFMaxJobTest != 500 ||
-		d.BFMaxTime != 30*time.Second || d.DefaultQueueDepth != 100 || d.BFMaxJobArrayResv != 20 {
+		d.BFMaxTime != 30*time.Second || d.DefaultQueueDepth != 100 || d.BFMaxJobArrayResv != 20 ||
+		d.BFYieldInterval != 2*time.Second || d.BFYieldSleep != 500*time.Millisecond {
 		t.Errorf("defaults %+v", d)
 	}
 	for _, bad := range []struct {

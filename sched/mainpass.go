@@ -60,7 +60,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 	for _, s := range q.resvs {
 		s.schedFailed = false
 	}
-	wall := q.wallStart()
+	clock := q.newBudget()
 	p.MainExit = "end of queue"
 	for _, r := range recs {
 		e, j := r.e, r.e.j
@@ -72,10 +72,11 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			// It preempted jobs in another partition this pass.
 			continue
 		}
-		if q.overTime(wall, q.cfg.MaxSchedTime) {
+		if clock.over(q.cfg.MaxSchedTime) {
 			p.MainExit = "max_sched_time"
 			break
 		}
+		clock.charge(q.cfg.SchedTestCost)
 		if q.cfg.SchedMaxJobStart > 0 && startedCnt >= q.cfg.SchedMaxJobStart {
 			p.MainExit = "sched_max_job_start"
 			break

@@ -63,11 +63,30 @@ type Options struct {
 	// Limits and Priority are the optional hooks.
 	Limits   Limits
 	Priority Priority
-	// WallClock, when set, is the live clock that max_sched_time and
-	// bf_max_time are measured on (a live back end passes time.Now).
-	// Scheduling decisions never read it; without it (simulation) the
-	// passes are bounded by counts only.
+	// WallClock, when set, is the live clock that max_sched_time,
+	// bf_max_time, bf_yield_interval and cons_tres will-run's 2 s cap are
+	// measured on (a live back end passes time.Now; the select plugin takes
+	// its own). Scheduling decisions never read it; without it (simulation)
+	// those times are counted (Config.SchedTestCost, BFTestCost).
 	WallClock func() time.Time
+	// Yield, when set, is called where slurmctld's backfill releases its
+	// locks and sleeps (every bf_yield_interval of the pass's time): a live
+	// back end serves its requests there, queueing their changes to the
+	// Queue for after the pass (the pass is running), and reports what
+	// changed. As in _yield_locks, the pass ends on changed partitions,
+	// configuration or reservations, and on changed jobs or nodes unless
+	// bf_continue.
+	Yield func() YieldChanges
+}
+
+// YieldChanges is what changed while a backfill pass yielded.
+type YieldChanges struct {
+	Jobs, Nodes, Partitions, Config, Reservations bool
+}
+
+// stops is _yield_locks' answer: whether the pass must end.
+func (c YieldChanges) stops(bfContinue bool) bool {
+	return (!bfContinue && (c.Jobs || c.Nodes)) || c.Partitions || c.Config || c.Reservations
 }
 
 // Queue is the controller's job table: every job, the select plugin
@@ -157,20 +176,6 @@ func NewQueue(opt Options) *Queue {
 		opt.Scheduler = Builtin{}
 	}
 	return &Queue{opt: opt, cl: opt.Cluster, plugin: opt.Plugin, sched: opt.Scheduler, cfg: opt.Config, jobs: map[uint32]*entry{}, lowest: topPriority}
-}
-
-// overTime reports whether a pass that began at start (wall clock) has
-// used its budget d; always false without a WallClock.
-func (q *Queue) overTime(start time.Time, d time.Duration) bool {
-	return q.opt.WallClock != nil && d > 0 && q.opt.WallClock().Sub(start) >= d
-}
-
-// wallStart is the wall-clock start of a pass (zero without a WallClock).
-func (q *Queue) wallStart() time.Time {
-	if q.opt.WallClock == nil {
-		return time.Time{}
-	}
-	return q.opt.WallClock()
 }
 
 // Config is the queue's current configuration.

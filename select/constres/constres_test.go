@@ -225,17 +225,12 @@ func TestCoreDistribution(t *testing.T) {
 	}
 }
 
-func TestWillRunUsesEndTimes(t *testing.T) {
-	cl := testCluster(t, same(3, small)...)
-	p := New(cl, cfg())
-	r1 := spec(t, cl, "id=1,nodes=1,exclusive,time=10")
-	a, _ := p.Select(r1, cl.Snap.Live(), job.RunNow, 0)
-	a.Start = 0
-	if err := p.Begin(r1, a); err != nil {
-		t.Fatal(err)
-	}
-	for id, limit := range map[uint32]string{2: "20", 3: "5"} {
-		r := spec(t, cl, fmt.Sprintf("id=%d,nodes=1,exclusive,time=%s", id, limit))
+// beginExclusive starts jobs 1, 2, ... at time 0 on one whole node each,
+// with these time limits (minutes).
+func beginExclusive(t *testing.T, p *Plugin, cl *job.Cluster, limits ...string) {
+	t.Helper()
+	for i, limit := range limits {
+		r := spec(t, cl, fmt.Sprintf("id=%d,nodes=1,exclusive,time=%s", i+1, limit))
 		a, err := p.Select(r, cl.Snap.Live(), job.RunNow, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -244,6 +239,12 @@ func TestWillRunUsesEndTimes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func TestWillRunUsesEndTimes(t *testing.T) {
+	cl := testCluster(t, same(3, small)...)
+	p := New(cl, cfg())
+	beginExclusive(t, p, cl, "10", "20", "5")
 	a, err := p.Select(spec(t, cl, "id=9,nodes=2,exclusive"), cl.Snap.Live(), job.WillRun, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/select/bitset"
@@ -31,7 +32,37 @@ type Config struct {
 	// DefaultDistBlock is CR_Core_Default_Dist_Block: cores are laid out
 	// block-wise when the job names no core distribution.
 	DefaultDistBlock bool
+	// WallClock, when set, is the live clock of will-run's 2 s cap
+	// (_future_run_test quits after 2 s of wall time, the job getting no
+	// start); without it, WillRunTestCost counts each test after a batch
+	// of running jobs ends as that much time, so the cap falls at the same
+	// test on every run (0: no cap).
+	WallClock       func() time.Time
+	WillRunTestCost time.Duration
 }
+
+// willRunCap is _future_run_test's wall-clock limit.
+const willRunCap = 2 * time.Second
+
+// willRunTimer is one will-run's share of the 2 s cap: spent reports,
+// after each failed batch test, whether the cap is used up.
+func (p *Plugin) willRunTimer() (spent func() bool) {
+	if p.cfg.WallClock != nil {
+		start := p.cfg.WallClock()
+		return func() bool { return p.cfg.WallClock().Sub(start) >= willRunCap }
+	}
+	if p.cfg.WillRunTestCost <= 0 {
+		return func() bool { return false }
+	}
+	var used time.Duration
+	return func() bool {
+		used += p.cfg.WillRunTestCost
+		return used >= willRunCap
+	}
+}
+
+// errWillRunCap is will-run's answer when the 2 s cap cut it short.
+var errWillRunCap = &job.Unsatisfied{Reason: "will-run stopped after 2 s (cons_tres _future_run_test)"}
 
 // Units is the consumable resource of SelectTypeParameters.
 type Units uint8
@@ -705,6 +736,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 	// Then batches: the next job and every job ending within the window of
 	// its (30 s aligned) end; the window doubles after each failed test.
 	window := int64(30)
+	spent := p.willRunTimer()
 	for i < len(running) {
 		batchEnd := (running[i].end/30)*30 + window
 		for first := true; i < len(running) && (first || running[i].end <= batchEnd); first = false {
@@ -716,6 +748,9 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 			return a, err
 		}
 		window *= 2
+		if spent() {
+			return nil, errWillRunCap
+		}
 	}
 	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
 }

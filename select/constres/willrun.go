@@ -182,7 +182,7 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 			return p.build(p.st, r, pk, free, now)
 		}
 	}
-	return c.walk(now, bound.release, func(n int) (*job.Allocation, bool, error) {
+	return c.walk(now, p.willRunTimer(), bound.release, func(n int) (*job.Allocation, bool, error) {
 		if !bound.mayFit() {
 			return nil, false, nil
 		}
@@ -213,9 +213,10 @@ func (c *releaseChain) overdue(now int64) bool {
 // now, tested once released, then batches of the next job and every job ending
 // within a window of its (30 s aligned) end, the window doubling after each
 // failed test. release sees each job as it is released; test is asked with
-// running[:n] released after each batch (and after the first jobs when they
-// are all), until it succeeds or fails with an error.
-func (c *releaseChain) walk(now int64, release func(*record), test func(n int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
+// running[:n] released after each batch (and once the jobs ending by now
+// are), until it succeeds, fails with an error, or spent says the 2 s
+// cap is used up.
+func (c *releaseChain) walk(now int64, spent func() bool, release func(*record), test func(n int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
 	running := c.running
 	i := 0
 	for ; i < len(running) && running[i].end <= now; i++ {
@@ -237,6 +238,9 @@ func (c *releaseChain) walk(now int64, release func(*record), test func(n int) (
 			return a, err
 		}
 		window *= 2
+		if spent() {
+			return nil, errWillRunCap
+		}
 	}
 	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
 }
@@ -399,7 +403,7 @@ func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bitset.Set,
 			return p.build(p.st, r, pk, free, now)
 		}
 	}
-	return c.walk(now, func(*record) {}, func(n int) (*job.Allocation, bool, error) {
+	return c.walk(now, p.willRunTimer(), func(*record) {}, func(n int) (*job.Allocation, bool, error) {
 		st := p.stateAt(c, n)
 		pk, free, ok := p.fit(st, r, cand)
 		if !ok {

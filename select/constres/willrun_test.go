@@ -25,7 +25,8 @@ func willRunAgrees(t *testing.T, seed uint64) {
 	r := rand.New(rand.NewPCG(seed, 17))
 	cl := twoPartitionCluster(t, r)
 	parts := []string{"p", "q"}
-	p := New(cl, Config{TrackMemory: r.IntN(4) != 0, DefMemPerCPU: uint64(100 * r.IntN(2)), Units: Units(r.IntN(3))})
+	p := New(cl, Config{TrackMemory: r.IntN(4) != 0, DefMemPerCPU: uint64(100 * r.IntN(2)), Units: Units(r.IntN(3)),
+		WillRunTestCost: time.Duration(r.IntN(3)) * 700 * time.Millisecond})
 	now := int64(1000)
 	ask := func(step uint32) {
 		for k := 0; k < 6; k++ {
@@ -184,4 +185,26 @@ func TestWillRunChainStaysBounded(t *testing.T) {
 func FuzzWillRunChain(f *testing.F) {
 	f.Add(uint64(3))
 	f.Fuzz(func(t *testing.T, seed uint64) { willRunAgrees(t, seed) })
+}
+
+// TestWillRunCapIsCounted is _future_run_test's 2 s cap without a wall
+// clock: each failed test after a batch of ending jobs counts
+// WillRunTestCost, and once 2 s are counted will-run gives up.
+func TestWillRunCapIsCounted(t *testing.T) {
+	for _, tc := range []struct {
+		cost  time.Duration
+		start int64 // 0: gives up
+	}{{0, 1200}, {900 * time.Millisecond, 1200}, {time.Second, 0}} {
+		cl := testCluster(t, same(3, small)...)
+		p := New(cl, Config{WillRunTestCost: tc.cost})
+		beginExclusive(t, p, cl, "20", "10", "5")
+		// The jobs end in three batches; the third frees enough nodes.
+		a, err := p.Select(spec(t, cl, "id=9,nodes=3,exclusive"), cl.Snap.Live(), job.WillRun, 0)
+		switch {
+		case tc.start == 0 && err == nil:
+			t.Errorf("cost %v: will-run answered %d, want it to give up after 2 s", tc.cost, a.Start)
+		case tc.start != 0 && (err != nil || a.Start != tc.start):
+			t.Errorf("cost %v: will-run %v, %v; want a start at %d", tc.cost, a, err, tc.start)
+		}
+	}
 }
