@@ -197,7 +197,7 @@ recordLoop:
 			unname := q.namePreemptees(e, r.part, now)
 			if dense != nil {
 				aStart, chosen, err = dense.WillRunDense(req, availBits, max(startRes, now))
-			} else if a, err = q.plugin.Select(req, availBits.Roaring(), job.WillRun, max(startRes, now)); err == nil {
+			} else if a, err = q.plugin.Select(req, availBits.Roaring(), job.Plan, max(startRes, now)); err == nil {
 				aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 			}
 			unname()

@@ -144,6 +144,27 @@ func (e *ParamError) Error() string {
 	return fmt.Sprintf("SchedulerParameters %s=%s: %s", e.Key, e.Value, e.Msg)
 }
 
+// builtinInterval is sched/builtin's reading of its period: the number
+// after the first "interval=" anywhere in the string (xstrcasestr, so
+// bf_interval=3 or sched_interval=60, whichever comes first, counts), as
+// atoi reads it; below 1 it is the default.
+func builtinInterval(text string, def time.Duration) time.Duration {
+	i := strings.Index(strings.ToLower(text), "interval=")
+	if i < 0 {
+		return def
+	}
+	rest := text[i+len("interval="):]
+	end := 0
+	for end < len(rest) && end < 10 && rest[end] >= '0' && rest[end] <= '9' {
+		end++
+	}
+	n, _ := strconv.Atoi(rest[:end])
+	if n < 1 {
+		return 30 * time.Second
+	}
+	return time.Duration(n) * time.Second
+}
+
 // ParseSchedulerParameters reads slurm.conf's SchedulerParameters (comma-
 // separated key[=value] options) over base. Options sift does not model are
 // ignored, as slurmctld ignores options other components read; a value out
@@ -199,9 +220,6 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 		case "requeue_delay":
 			n, err = num(0, 1<<31-1)
 			c.RequeueDelay = time.Duration(n) * time.Second
-		case "interval":
-			n, err = num(1, 1<<31-1)
-			c.BuiltinInterval = time.Duration(n) * time.Second
 		case "bf_interval":
 			n, err = num(1, 10800)
 			c.BFInterval = time.Duration(n) * time.Second
@@ -267,6 +285,7 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 			return base, err
 		}
 	}
+	c.BuiltinInterval = builtinInterval(text, base.BuiltinInterval)
 	if intervalSet && !bfMaxTimeSet {
 		// bf_max_time defaults to bf_interval.
 		c.BFMaxTime = c.BFInterval

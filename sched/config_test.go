@@ -33,3 +33,29 @@ func TestParseSchedulerParameters(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinIntervalIsFirstIntervalKey: sched/builtin finds its period
+// with xstrcasestr("interval="), so the first key ending in interval=
+// sets it, bf_interval and sched_interval included.
+func TestBuiltinIntervalIsFirstIntervalKey(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want time.Duration
+	}{
+		{"", 30 * time.Second},
+		{"interval=5", 5 * time.Second},
+		{"bf_interval=3,interval=5", 3 * time.Second},
+		{"sched_interval=600,bf_interval=1", 600 * time.Second},
+		{"batch_sched_delay=0,bf_interval=2", 2 * time.Second},
+		{"interval=0", 30 * time.Second},
+		{"Interval=7x", 7 * time.Second},
+	} {
+		c, err := ParseSchedulerParameters(DefaultConfig(), tc.text)
+		if err != nil {
+			t.Fatalf("%q: %v", tc.text, err)
+		}
+		if c.BuiltinInterval != tc.want {
+			t.Errorf("%q: builtin interval %v, want %v", tc.text, c.BuiltinInterval, tc.want)
+		}
+	}
+}

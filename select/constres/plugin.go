@@ -395,7 +395,9 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	usable.And(p.usable)
 	var a *job.Allocation
 	var err error
-	if mode == job.WillRun {
+	if mode == job.Plan {
+		a, err = p.willRun(r, usable, now)
+	} else if mode == job.WillRun {
 		if r.MaxNodes == 0 && r.NTasks > 0 {
 			// job_mgr.c gives a job with ntasks and no maximum node
 			// count max_nodes = ntasks (JOB_IMPLICIT_MAX_NODES), and
@@ -722,7 +724,8 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 		a.Start = start
 		return a, true, nil
 	}
-	// Jobs already past their end are removed up front.
+	// Jobs past their end by now (the will-run start) are removed up
+	// front, and the job tested without them (_future_run_test).
 	i := 0
 	for ; i < len(running) && running[i].end <= now; i++ {
 		p.removeJob(exp, running[i], true)

@@ -248,6 +248,16 @@ func (r *Request) Resolve(c *Cluster) error {
 	if r.ExcludedSet, err = resolveList(c, r.Excluded); err != nil {
 		return err
 	}
+	if r.RequiredSet != nil && r.MinNodes > 0 && int(r.RequiredSet.GetCardinality()) > r.MinNodes {
+		// _job_create: a node list longer than the node count (-N1
+		// -w n[1-3]) becomes the exclusion of every other node.
+		ex := c.Snap.Live().Clone()
+		ex.AndNot(r.RequiredSet)
+		if r.ExcludedSet != nil {
+			ex.Or(r.ExcludedSet)
+		}
+		r.ExcludedSet, r.RequiredSet = ex, nil
+	}
 	if err := r.checkPlane(); err != nil {
 		return err
 	}

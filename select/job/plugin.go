@@ -40,7 +40,7 @@ type Plugin interface {
 
 // DenseWillRun is offered by plugins that answer a will-run test on dense
 // candidates without building an Allocation, for backfill's many tests:
-// the Start and Nodes of Select(req, cand, WillRun, now), or its error.
+// the Start and Nodes of Select(req, cand, Plan, now), or its error.
 // cand is not changed; nodes belong to the plugin and are valid until its
 // next call.
 type DenseWillRun interface {

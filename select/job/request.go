@@ -9,15 +9,21 @@ import (
 // Mode is what a select call is asked to decide (Slurm's SELECT_MODE_*).
 type Mode uint8
 
-// The three job_test modes.
+// The job_test modes.
 const (
 	// RunNow chooses nodes for the job to start now.
 	RunNow Mode = iota
 	// TestOnly asks whether the job could ever run on the candidates,
 	// ignoring current load.
 	TestOnly
-	// WillRun estimates the earliest start and the nodes the job would get.
+	// WillRun estimates the earliest start and the nodes the job would get,
+	// as sbatch --test-only asks (job_start_data): a job with a node list
+	// is tested on those nodes only, and one with ntasks and no maximum
+	// node count asks for ntasks nodes.
 	WillRun
+	// Plan is the plain will-run of the select plugin, as backfill's
+	// _try_sched asks it: on every candidate, for the minimum node count.
+	Plan
 )
 
 // String names the mode as the CLI spells it.
@@ -29,6 +35,8 @@ func (m Mode) String() string {
 		return "test-only"
 	case WillRun:
 		return "will-run"
+	case Plan:
+		return "plan"
 	}
 	return "unknown"
 }

@@ -321,7 +321,10 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	switch mode {
 	case job.TestOnly:
 		return p.testOnly(r, all)
-	case job.WillRun:
+	case job.WillRun, job.Plan:
+		if mode == job.WillRun {
+			r = p.startData(r, all)
+		}
 		if r.Preempts(p.cfg.Preempt) {
 			return p.willRunAll(r, all, now)
 		}
@@ -331,10 +334,7 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 		}
 		return p.allocation(r, out, total, start, nil), nil
 	}
-	usable := p.buf(bufUsable)
-	usable.Copy(all)
-	usable.And(p.usable)
-	a, err := p.runNowTiers(r, usable, now)
+	a, err := p.runNowTiers(r, p.usableOf(all), now)
 	if err == nil {
 		return a, nil
 	}
@@ -344,8 +344,8 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 	return nil, err
 }
 
-// WillRunDense implements job.DenseWillRun: Select's will-run answer on
-// the dense candidates cand (left unchanged), its start and nodes only.
+// WillRunDense implements job.DenseWillRun: Select's Plan answer on the
+// dense candidates cand (left unchanged), its start and nodes only.
 // The nodes belong to the plugin: read them before its next call.
 func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64, bitset.Set, error) {
 	all := p.buf(bufAll)
@@ -396,7 +396,7 @@ func (p *Plugin) screen(r *job.Request, all bitset.Set) error {
 // willRunAll is Select's will-run mode on the screened candidates all
 // (changed) with preemption.
 func (p *Plugin) willRunAll(r *job.Request, all bitset.Set, now int64) (*job.Allocation, error) {
-	r, usable := p.willRunPrep(r, all)
+	usable := p.usableOf(all)
 	a, err := p.willRun(r, usable, now)
 	if err != nil {
 		if _, _, terr := p.testOnlyFit(r, all); terr != nil {
@@ -412,7 +412,7 @@ func (p *Plugin) willRunAll(r *job.Request, all bitset.Set, now int64) (*job.All
 // that cannot run even after every release gets _test_only's answer when
 // that fails too.
 func (p *Plugin) willRunFitAll(r *job.Request, all bitset.Set) (bitset.Set, int, int64, error) {
-	r, usable := p.willRunPrep(r, all)
+	usable := p.usableOf(all)
 	out, total, end, err := p.willRunFit(r, usable)
 	if err != nil {
 		if _, _, terr := p.testOnlyFit(r, all); terr != nil {
@@ -422,10 +422,10 @@ func (p *Plugin) willRunFitAll(r *job.Request, all bitset.Set) (bitset.Set, int,
 	return out, total, end, err
 }
 
-// willRunPrep is what job_start_data asks will-run about: r with its
-// implicit max_nodes = ntasks (job_mgr.c), on its node list only when it
-// has one, and the usable ones of those candidates.
-func (p *Plugin) willRunPrep(r *job.Request, all bitset.Set) (*job.Request, bitset.Set) {
+// startData is what job_start_data (sbatch --test-only) asks will-run
+// about: r with its implicit max_nodes = ntasks (job_mgr.c), on its node
+// list only (all narrowed) when it has one. Backfill's Plan asks neither.
+func (p *Plugin) startData(r *job.Request, all bitset.Set) *job.Request {
 	if r.MaxNodes == 0 && r.NTasks > 0 {
 		wr := *r
 		wr.MaxNodes, wr.ReqNodes = r.NTasks, r.NTasks
@@ -434,10 +434,15 @@ func (p *Plugin) willRunPrep(r *job.Request, all bitset.Set) (*job.Request, bits
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() {
 		all.And(bitset.FromRoaring(r.RequiredSet, p.cl.N))
 	}
+	return r
+}
+
+// usableOf is the usable ones of the candidates all.
+func (p *Plugin) usableOf(all bitset.Set) bitset.Set {
 	usable := p.buf(bufUsable)
 	usable.Copy(all)
 	usable.And(p.usable)
-	return r, usable
+	return usable
 }
 
 // testOnly is _test_only (reference §1.5): capacity only, memory ignored.

@@ -177,11 +177,11 @@ func memoAgrees(t *testing.T, seed uint64) {
 			q.ID = 1000 + step
 			cand := cands[r.IntN(len(cands))]
 			at := now + int64(r.IntN(1500)) - 200
-			got, gerr := p.Select(&q, cand.Clone(), job.WillRun, at)
+			got, gerr := p.Select(&q, cand.Clone(), job.Plan, at)
 			got = cloneAlloc(got)
 			start, nodes, derr := p.WillRunDense(&q, bitset.FromRoaring(cand, cl.N), at)
 			noMemo = true
-			want, werr := p.Select(&q, cand.Clone(), job.WillRun, at)
+			want, werr := p.Select(&q, cand.Clone(), job.Plan, at)
 			noMemo = false
 			if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) || (derr == nil) != (werr == nil) {
 				t.Fatalf("seed %d step %d: errors differ: memo %v, dense %v, fresh %v (%+v)", seed, step, gerr, derr, werr, q)

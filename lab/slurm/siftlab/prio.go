@@ -157,7 +157,7 @@ func priorecord(args []string) error {
 	}
 	usePrefix()
 	l := &lab{dir: *labDir, threads: nodeThreads(f.SlurmConf)}
-	if err := l.start(&Recording{SlurmConf: f.SlurmConf, Sacctmgr: f.Sacctmgr}); err != nil {
+	if err := l.start(&Recording{SlurmConf: f.SlurmConf, Sacctmgr: f.Sacctmgr}, f.SlurmConf); err != nil {
 		return err
 	}
 	ver, _, err := l.cmd("sinfo", "-V")

@@ -6,6 +6,7 @@
 //	siftlab record -in CASES.json -out REC.json [-frac F -seed S]
 //	siftlab compare OLD.json NEW.json
 //	siftlab gen -conf FRAGMENT -n N -seed S -out CASES.json
+//	siftlab schedgen -files F -n N -seed S -out DIR
 //
 // A case file has the recording's shape without the "slurm" answers; a
 // recording is also a case file, so old recordings can be recorded again.
@@ -15,6 +16,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 )
 
 // Recording is one cluster's answers: the slurm.conf it ran with and, per
@@ -37,9 +39,11 @@ type Recording struct {
 // Case is one sequence of steps run on an empty cluster.
 type Case struct {
 	Name string `json:"name"`
-	// Mode is run-now (submit and read the job) or test-only (sbatch
-	// --test-only, a will-run answer). A spec prefixed "test-only:" is a
-	// will-run question inside a run-now case.
+	// Mode is run-now (submit and read the job), test-only (sbatch
+	// --test-only, a will-run answer) or schedule (a whole queue
+	// submitted on drained nodes, read after the nodes resume; sched.go).
+	// A spec prefixed "test-only:" is a will-run question inside a
+	// run-now case.
 	Mode string `json:"mode"`
 	Jobs []Job  `json:"jobs"`
 	// Sdiag, Sprio and Sshare ask for those reports after the last step.
@@ -48,6 +52,17 @@ type Case struct {
 	Sshare bool `json:"sshare,omitempty"`
 	// After is what Slurm shows once every step ran.
 	After *After `json:"after,omitempty"`
+	// Drained (mode schedule) are nodes drained for the case; Wait the
+	// seconds waited after the gate's cancel (default 5).
+	Drained string  `json:"drained,omitempty"`
+	Wait    float64 `json:"wait,omitempty"`
+	// Released and Read (mode schedule) are when the gate job was
+	// cancelled and when the jobs were read (epochs).
+	Released int64 `json:"released,omitempty"`
+	Read     int64 `json:"read,omitempty"`
+	// Gate is the job id of the held job every job of a scheduling case
+	// depends on, cancelled at Released.
+	Gate uint64 `json:"gate,omitempty"`
 }
 
 // Job is one step: a submission (Spec, Sbatch) or, with Action, a cancel of
@@ -89,6 +104,14 @@ type Outcome struct {
 	// preemption's grace time moved it).
 	Restarts int   `json:"restarts,omitempty"`
 	EndEpoch int64 `json:"end_epoch,omitempty"`
+	// JobID, Priority, SubmitEpoch and, for a job waiting for its begin
+	// time, EligibleEpoch are read in scheduling cases.
+	JobID         uint64 `json:"job_id,omitempty"`
+	Priority      uint64 `json:"priority,omitempty"`
+	SubmitEpoch   int64  `json:"submit_epoch,omitempty"`
+	EligibleEpoch int64  `json:"eligible_epoch,omitempty"`
+	// StartedBy is the pass that started a running job: Main or Backfill.
+	StartedBy string `json:"started_by,omitempty"`
 }
 
 // Node is one `Nodes= CPU_IDs= Mem= GRES=` line; Cores are the core
@@ -127,7 +150,52 @@ func writeRecording(path string, r *Recording) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return os.WriteFile(path, append(foldLeaves(b), '\n'), 0o644)
+}
+
+// foldLeaves puts every JSON object that holds no array on one line, so a
+// recording of hundreds of jobs stays short to read and diff.
+func foldLeaves(b []byte) []byte {
+	type open struct {
+		at   int  // index in out of the opening line
+		fold bool // an object with no array inside
+	}
+	var out []string
+	var stack []open
+	for _, l := range strings.Split(string(b), "\n") {
+		t := strings.TrimSpace(l)
+		switch {
+		case strings.HasSuffix(t, "{") || strings.HasSuffix(t, "["):
+			if len(stack) > 0 && strings.HasSuffix(t, "[") {
+				stack[len(stack)-1].fold = false
+			}
+			stack = append(stack, open{at: len(out), fold: strings.HasSuffix(t, "{")})
+			out = append(out, l)
+		case len(stack) > 0 && (t == "}" || t == "}," || t == "]" || t == "],"):
+			o := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if !o.fold {
+				if len(stack) > 0 {
+					stack[len(stack)-1].fold = false
+				}
+				out = append(out, l)
+				continue
+			}
+			out[o.at] += strings.Join(trimAll(out[o.at+1:]), " ") + t
+			out = out[:o.at+1]
+		default:
+			out = append(out, l)
+		}
+	}
+	return []byte(strings.Join(out, "\n"))
+}
+
+func trimAll(ls []string) []string {
+	out := make([]string, len(ls))
+	for i, l := range ls {
+		out[i] = strings.TrimSpace(l)
+	}
+	return out
 }
 
 func main() {
@@ -144,6 +212,8 @@ func main() {
 		err = gen(os.Args[2:])
 	case "priogen":
 		err = priogen(os.Args[2:])
+	case "schedgen":
+		err = schedgen(os.Args[2:])
 	case "priorecord":
 		err = priorecord(os.Args[2:])
 	case "bfrecord":
@@ -158,6 +228,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC")
+	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC | schedgen -files F -n N -seed S -out DIR")
 	os.Exit(2)
 }

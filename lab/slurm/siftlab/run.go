@@ -21,6 +21,10 @@ type lab struct {
 	dir     string // lab/slurm, where start.sh lives
 	threads map[string]int
 	nodes   int
+	// backfill is SchedulerType=sched/backfill; ctldLog is slurmctld's
+	// log, which scheduling cases read (sched.go).
+	backfill bool
+	ctldLog  string
 }
 
 func (l *lab) cmd(name string, args ...string) (string, string, error) {
@@ -39,6 +43,7 @@ func record(args []string) error {
 	frac := fs.Float64("frac", 1, "record this fraction of the cases (seeded per file)")
 	seed := fs.Int64("seed", 1, "seed of the sample")
 	labDir := fs.String("lab", "lab/slurm", "directory of start.sh")
+	portBase := fs.Int("port-base", 0, "renumber the nodes' Port= from this base + 1, in slurm.conf order (0: keep)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,9 +55,20 @@ func record(args []string) error {
 		return err
 	}
 	rec.Cases = sample(rec.Cases, filepath.Base(*in), *frac, *seed)
-	usePrefix()
-	l := &lab{dir: *labDir, threads: nodeThreads(rec.SlurmConf)}
-	if err := l.start(rec); err != nil {
+	if *portBase > 0 {
+		rec.SlurmConf = renumberPorts(rec.SlurmConf, *portBase)
+	}
+	run := usePrefix()
+	l := &lab{dir: *labDir, threads: nodeThreads(rec.SlurmConf), ctldLog: filepath.Join(run, "log", "slurmctld.log")}
+	conf := rec.SlurmConf
+	if hasScheduleCases(rec) && strings.Contains(conf, "SchedulerType=sched/backfill") {
+		l.backfill = true
+		if !strings.Contains(conf, "DebugFlags=") {
+			// The release waits for a backfill cycle's log line.
+			conf += "\nDebugFlags=Backfill\n"
+		}
+	}
+	if err := l.start(rec, conf); err != nil {
 		return err
 	}
 	ver, _, err := l.cmd("sinfo", "-V")
@@ -76,8 +92,9 @@ func record(args []string) error {
 }
 
 // usePrefix puts the lab's Slurm (SLURM_PREFIX, as in env.sh) first on
-// PATH and points the commands at the lab's slurm.conf.
-func usePrefix() {
+// PATH and points the commands at the lab's slurm.conf; it returns the
+// lab's run directory (LAB_RUN).
+func usePrefix() string {
 	prefix := os.Getenv("SLURM_PREFIX")
 	if prefix == "" {
 		home, _ := os.UserHomeDir()
@@ -89,6 +106,16 @@ func usePrefix() {
 		run = filepath.Join(os.TempDir(), "sift-lab-"+currentUser())
 	}
 	os.Setenv("SLURM_CONF", filepath.Join(run, "etc", "slurm.conf"))
+	return run
+}
+
+func hasScheduleCases(rec *Recording) bool {
+	for _, c := range rec.Cases {
+		if c.Mode == "schedule" {
+			return true
+		}
+	}
+	return false
 }
 
 // sample keeps each case with probability frac, drawn from a generator
@@ -109,17 +136,18 @@ func sample(cases []Case, file string, frac float64, seed int64) []Case {
 	return kept
 }
 
-// start writes the recording's slurm.conf and gres.conf where start.sh
-// reads them and starts the cluster (with slurmdbd when it has accounts).
-func (l *lab) start(rec *Recording) error {
+// start writes conf (the recording's slurm.conf, with what the recorder
+// adds) and the recording's gres.conf where start.sh reads them and starts
+// the cluster (with slurmdbd when it has accounts).
+func (l *lab) start(rec *Recording, conf string) error {
 	tmp, err := os.MkdirTemp("", "siftlab")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	conf := filepath.Join(tmp, "slurm.conf")
-	args := []string{"--conf", conf}
-	if err := os.WriteFile(conf, []byte(rec.SlurmConf), 0o644); err != nil {
+	confPath := filepath.Join(tmp, "slurm.conf")
+	args := []string{"--conf", confPath}
+	if err := os.WriteFile(confPath, []byte(conf), 0o644); err != nil {
 		return err
 	}
 	if rec.GresConf != "" {
@@ -169,6 +197,9 @@ func currentUser() string {
 
 func (l *lab) runCase(c *Case) error {
 	l.clearResvs()
+	if c.Mode == "schedule" {
+		return l.runSchedCase(c)
+	}
 	if err := l.clear(); err != nil {
 		return err
 	}
@@ -323,4 +354,25 @@ func (l *lab) show(id string) Outcome {
 		}
 	}
 	return o
+}
+
+// renumberPorts gives the i-th NodeName line Port=base+i, so that a case
+// file runs in a lab whose slurmd ports start elsewhere.
+func renumberPorts(conf string, base int) string {
+	lines := strings.Split(conf, "\n")
+	i := 0
+	for k, line := range lines {
+		if !strings.HasPrefix(line, "NodeName=") {
+			continue
+		}
+		i++
+		f := strings.Fields(line)
+		for n, kv := range f {
+			if strings.HasPrefix(kv, "Port=") {
+				f[n] = "Port=" + strconv.Itoa(base+i)
+			}
+		}
+		lines[k] = strings.Join(f, " ")
+	}
+	return strings.Join(lines, "\n")
 }

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nodesift/sift/hostlist"
+)
+
+// A scheduling case (mode "schedule") asks what slurmctld's passes do with
+// a whole queue at once. Submitting jobs one by one lets slurmctld try each
+// at submit and run passes between submissions, so the state read
+// afterwards would depend on timing; holding them on drained nodes leaves
+// each with a reason from those attempts, which a later pass keeps
+// (_schedule() replaces only None and Resources). So every job of the case
+// depends (afterany) on a held gate job as well as on what its spec says:
+// slurmctld tests none of them while the gate pends, and one RPC, the
+// gate's cancel, frees them all at once.
+//
+// Which pass then sees the queue first must not be left to chance either.
+// A pending job's cancel queues no main pass, the main pass runs from
+// slurmctld's background loop at the next whole second once one is queued
+// (job_sched_cnt), and the backfill thread runs bf_interval after its last
+// cycle: a race. So, under sched/backfill, the recorder waits for a
+// backfill cycle to end (sdiag's backfill cycle count), then cancels the
+// gate and queues a main pass at once (a node update queues one): the
+// main pass runs within a second, the next backfill cycle only bf_interval
+// (3 s in the generated files) after the last, as sift's Queue.Tick orders
+// them. The case's Drained nodes are drained before the submissions and
+// resumed after the case. After Wait seconds every job is read: state,
+// reason, nodes, start or expected start, the nodes backfill planned and
+// which pass started it.
+
+// defaultWait is how long a scheduling case waits after the gate's
+// cancel: the main pass, then backfill cycles bf_interval apart until
+// nothing changes.
+const defaultWait = 10
+
+// runSchedCase records one scheduling case.
+func (l *lab) runSchedCase(c *Case) error {
+	if err := l.clear(); err != nil {
+		return err
+	}
+	if c.Drained != "" {
+		if _, errs, err := l.cmd("scontrol", "update", "nodename="+c.Drained, "state=drain", "reason=siftlab"); err != nil {
+			return fmt.Errorf("drain: %v: %s", err, errs)
+		}
+	}
+	common := []string{"--parsable", "--chdir=" + os.TempDir(), "--output=/dev/null", "--wrap=sleep 100000"}
+	out, errs, err := l.cmd("sbatch", append([]string{"--hold", "--job-name=gate", "--nodes=1", "--time=1"}, common...)...)
+	if err != nil {
+		return fmt.Errorf("gate job: %v: %s", err, errs)
+	}
+	gate := strings.TrimSpace(strings.Split(out, ";")[0])
+	c.Gate, _ = strconv.ParseUint(gate, 10, 32)
+	var ids []string
+	for i := range c.Jobs {
+		j := &c.Jobs[i]
+		args, err := schedSbatchArgs(j.Spec, ids, gate)
+		if err != nil {
+			return fmt.Errorf("job %d: %w", i+1, err)
+		}
+		out, errs, err := l.cmd("sbatch", append(args, common...)...)
+		if err != nil {
+			j.Slurm = Outcome{State: "REJECTED", Error: strings.TrimSpace(errs)}
+			ids = append(ids, "")
+			continue
+		}
+		ids = append(ids, strings.TrimSpace(strings.Split(out, ";")[0]))
+	}
+	if err := l.afterBackfillCycle(l.logSize()); err != nil {
+		return err
+	}
+	first := strings.SplitN(l.nodeList(), ",", 2)[0]
+	c.Released = time.Now().Unix()
+	if _, errs, err := l.cmd("scancel", gate); err != nil {
+		return fmt.Errorf("cancel gate: %v: %s", err, errs)
+	}
+	if _, errs, err := l.cmd("scontrol", "update", "nodename="+first, "comment=siftlab-release"); err != nil {
+		return fmt.Errorf("queue a main pass: %v: %s", err, errs)
+	}
+	wait := c.Wait
+	if wait == 0 {
+		wait = defaultWait
+	}
+	time.Sleep(time.Duration(wait * float64(time.Second)))
+	c.Read = time.Now().Unix()
+	got, err := l.readQueue()
+	if err != nil {
+		return err
+	}
+	for i, id := range ids {
+		if id == "" {
+			continue
+		}
+		o, ok := got[id]
+		if !ok {
+			return fmt.Errorf("job %s (step %d) not in squeue", id, i+1)
+		}
+		c.Jobs[i].Slurm = o
+	}
+	_, _, _ = l.cmd("scancel", "--full", "-u", currentUser())
+	if c.Drained != "" {
+		_, _, _ = l.cmd("scontrol", "update", "nodename="+c.Drained, "state=resume")
+	}
+	return nil
+}
+
+// afterBackfillCycle returns once a backfill cycle has begun and ended
+// after the case's submissions, if the scheduler is sched/backfill. A cycle
+// over a queue of gated jobs finds nothing to test and leaves no trace in
+// sdiag, so the recorder runs slurmctld with DebugFlags=Backfill and waits
+// for the cycle's "no jobs to backfill" line in its log, written after
+// logOff (the log's size once the last job was submitted). Each submission
+// gave the thread work, so such a cycle comes within bf_interval.
+func (l *lab) afterBackfillCycle(logOff int64) error {
+	if !l.backfill {
+		return nil
+	}
+	for range 1500 {
+		if b, err := os.ReadFile(l.ctldLog); err == nil && int64(len(b)) > logOff &&
+			strings.Contains(string(b[logOff:]), "no jobs to backfill") {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return errors.New("no backfill cycle within 15 s of the last submission")
+}
+
+// logSize is the size of slurmctld's log.
+func (l *lab) logSize() int64 {
+	fi, err := os.Stat(l.ctldLog)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// readQueue reads every job: squeue for state, reason (with its detail),
+// nodes, start or expected start, planned nodes, priority and submit time;
+// scontrol for the eligible time of jobs held by --begin and the pass that
+// started each running job (Scheduler=Main or Backfill).
+func (l *lab) readQueue() (map[string]Outcome, error) {
+	out, errs, err := l.cmd("squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%N|%S|%Y|%Q|%V")
+	if err != nil {
+		return nil, fmt.Errorf("squeue: %v: %s", err, errs)
+	}
+	got := map[string]Outcome{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		f := strings.Split(line, "|")
+		if len(f) != 8 {
+			continue
+		}
+		o := Outcome{State: f[1], Reason: f[2]}
+		o.JobID, _ = strconv.ParseUint(f[0], 10, 32)
+		start, _ := strconv.ParseInt(f[4], 10, 64)
+		o.Priority, _ = strconv.ParseUint(f[6], 10, 32)
+		o.SubmitEpoch, _ = strconv.ParseInt(f[7], 10, 64)
+		if o.State == "PENDING" {
+			o.SqueueStart = start
+			if f[5] != "(null)" && f[5] != "" {
+				o.SqueueNodes = f[5]
+			}
+		} else {
+			o.StartEpoch = start
+			if f[3] != "" {
+				o.Nodes = f[3]
+			}
+			if o.Reason == "None" {
+				o.Reason = ""
+			}
+		}
+		got[f[0]] = o
+	}
+	show, _, _ := l.cmd("scontrol", "show", "job")
+	for _, rec := range strings.Split(show, "\n\n") {
+		fields := map[string]string{}
+		for _, kv := range strings.Fields(rec) {
+			if k, v, ok := strings.Cut(kv, "="); ok {
+				if _, seen := fields[k]; !seen {
+					fields[k] = v
+				}
+			}
+		}
+		o, ok := got[fields["JobId"]]
+		if !ok {
+			continue
+		}
+		if o.State == "PENDING" && o.Reason == "BeginTime" {
+			o.EligibleEpoch, _ = strconv.ParseInt(fields["EligibleTime"], 10, 64)
+		}
+		if o.State == "RUNNING" {
+			o.StartedBy = fields["Scheduler"]
+		}
+		got[fields["JobId"]] = o
+	}
+	return got, nil
+}
+
+// schedSbatchArgs turns a scheduling spec into sbatch options. Beyond
+// sbatchArgs' rule (key=value becomes --key=value): begin=+N is
+// --begin=now+N (seconds), partition=a:b lists partitions, and @K in a
+// dependency is the job id of the case's K-th submission; every job also
+// depends on the gate job (afterany).
+func schedSbatchArgs(spec string, ids []string, gate string) ([]string, error) {
+	args := []string{}
+	dep := "afterany:" + gate
+	for _, item := range strings.Split(spec, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(item, "=")
+		switch k {
+		case "begin":
+			if rest, ok := strings.CutPrefix(v, "+"); ok {
+				v = "now+" + rest
+			}
+		case "partition":
+			v = strings.ReplaceAll(v, ":", ",")
+		case "dependency":
+			own, err := resolveDeps(v, ids)
+			if err != nil {
+				return nil, err
+			}
+			dep += "," + own
+			continue
+		}
+		if v == "" && !strings.Contains(item, "=") {
+			args = append(args, "--"+k)
+		} else {
+			args = append(args, "--"+k+"="+v)
+		}
+	}
+	return append(args, "--dependency="+dep), nil
+}
+
+// resolveDeps replaces @K (the K-th submission) by its job id in a
+// dependency list such as afterok:@1:@2.
+func resolveDeps(v string, ids []string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(v); i++ {
+		if v[i] != '@' {
+			b.WriteByte(v[i])
+			continue
+		}
+		j := i + 1
+		for j < len(v) && v[j] >= '0' && v[j] <= '9' {
+			j++
+		}
+		k, err := strconv.Atoi(v[i+1 : j])
+		if err != nil || k < 1 || k > len(ids) || ids[k-1] == "" {
+			return "", errors.New("dependency " + v[i:j] + " names no earlier accepted submission")
+		}
+		b.WriteString(ids[k-1])
+		i = j - 1
+	}
+	return b.String(), nil
+}
+
+// nodeList is the cluster's nodes as one hostlist, in slurm.conf order.
+func (l *lab) nodeList() string {
+	names := make([]string, 0, len(l.threads))
+	for n := range l.threads {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(a, b int) bool { return nodeLess(names[a], names[b]) })
+	return hostlist.Compress(hostlist.Slurm, names)
+}
+
+// nodeLess orders n2 before n10.
+func nodeLess(a, b string) bool {
+	pa, na := splitNum(a)
+	pb, nb := splitNum(b)
+	if pa != pb {
+		return pa < pb
+	}
+	return na < nb
+}
+
+func splitNum(s string) (string, int) {
+	i := len(s)
+	for i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+		i--
+	}
+	n, _ := strconv.Atoi(s[i:])
+	return s[:i], n
+}
