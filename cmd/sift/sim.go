@@ -41,10 +41,23 @@ type simFlags struct {
 	knobs                               []string
 	prio                                string
 	prioSets                            []string
+	// clock times the run and its passes; nil leaves the wall-clock
+	// figures out (a sweep's files must not depend on the machine).
+	clock func() time.Time
+}
+
+func newSimFlags() *simFlags {
+	return &simFlags{knobs: make([]string, len(scheduleKnobs)), clock: time.Now}
 }
 
 func newSimCmd() *cobra.Command {
-	f := &simFlags{knobs: make([]string, len(scheduleKnobs))}
+	cmd := newSimFlags().command()
+	cmd.AddCommand(newSimSweepCmd(), newSimCollectCmd())
+	return cmd
+}
+
+// command is sift sim with its flags bound to f.
+func (f *simFlags) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "sim [--trace FILE] [--nodes FILE|synthetic:N|header|header:cpus] [--policy fifo|builtin|backfill] [knob flags] [--json out.json] [--jobs-out FILE] [--plot DIR] [--seed S] [--overrun kill|run]",
 		Short: "Replay a workload through sift's scheduler and report waits, slowdowns, utilization and speed",
@@ -104,110 +117,20 @@ Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
 	return cmd
 }
 
+// simOutcome is one replay: its trace, its result and, with
+// --compare-recorded, the comparison with the recorded schedule.
+type simOutcome struct {
+	tr  *workload.Trace
+	res *sim.Result
+	cmp *sim.Comparison
+}
+
 func (f *simFlags) run(cmd *cobra.Command) error {
-	policy, err := sim.ParsePolicy(f.policy)
-	if err != nil {
-		return invalidInput(fmt.Errorf("--policy: %w", err))
-	}
-	overrun, err := sim.ParseOverrun(f.overrun)
-	if err != nil {
-		return invalidInput(fmt.Errorf("--overrun: %w", err))
-	}
-	alloc, err := sim.ParseAllocation(f.alloc)
-	if err != nil {
-		return invalidInput(fmt.Errorf("--alloc: %w", err))
-	}
-	est, err := workload.ParseEstimate(f.estimate)
-	if err != nil {
-		return invalidInput(fmt.Errorf("--estimate: %w", err))
-	}
-	if f.compare && f.trace == "" {
-		return invalidInput(fmt.Errorf("--compare-recorded needs a --trace that records its jobs' start times"))
-	}
-	if f.synthJobs < 1 {
-		return invalidInput(fmt.Errorf("--synthetic-jobs must be at least 1"))
-	}
-	tr := &workload.Trace{}
-	if f.trace != "" {
-		if tr, err = workload.Open(f.trace, workload.Options{KeepCancelled: f.keepCancelled, Estimate: est}); err != nil {
-			var pe *workload.ParseError
-			if errors.As(err, &pe) {
-				return invalidInput(err)
-			}
-			return err
-		}
-	}
-	nodes, inv, err := f.machine(cmd, tr)
+	o, err := f.simulate(cmd)
 	if err != nil {
 		return err
 	}
-	cl, plug, err := sim.NewCluster(nodes, alloc)
-	if err != nil {
-		return fmt.Errorf("%s: %w", f.nodes.spec, err)
-	}
-	cfg := sched.DefaultConfig()
-	text := ""
-	if inv != nil {
-		text = inv.SchedulerParameters
-		if err := configurePartitions(cl, inv.Partitions); err != nil {
-			return invalidInput(err)
-		}
-	}
-	if cmd.Flags().Changed("scheduler-parameters") {
-		text = f.params
-	}
-	for i, k := range scheduleKnobs {
-		if cmd.Flags().Changed(knobFlag(k.name)) {
-			text += "," + k.name + "=" + f.knobs[i]
-		}
-	}
-	if cfg, err = sched.ParseSchedulerParameters(cfg, text); err != nil {
-		return invalidInput(withSource(text, err))
-	}
-	opt := sim.Options{Cluster: cl, Plugin: plug, Partition: f.part, Policy: policy, Config: cfg, Allocation: alloc, Overrun: overrun, WallClock: time.Now}
-	if inv != nil {
-		opt.Partitions = schedPartitions(inv.Partitions)
-		opt.DefMemPerCPU, opt.MaxMemPerCPU = inv.DefMemPerCPU, inv.MaxMemPerCPU
-	}
-	if opt.Partition == "" {
-		opt.Partition = simPartition(cl, inv)
-	}
-	part := cl.Partitions[opt.Partition]
-	if part == nil {
-		return invalidInput(fmt.Errorf("--partition %q: no such partition in %s", opt.Partition, f.nodes.spec))
-	}
-	if f.trace == "" {
-		// Sized to the nodes that are up, so that no job of the model
-		// needs a down node and blocks the partition for good.
-		up := roaring.And(part.Nodes, cl.Usable)
-		m := workload.Machine{MaxNodes: int(up.GetCardinality())}
-		it := up.Iterator()
-		for it.HasNext() {
-			m.MaxProcs += cl.CPUs[it.Next()]
-		}
-		tr = workload.Synthetic(f.seed, f.synthJobs, m)
-	}
-	switch f.prio {
-	case "basic":
-	case "multifactor":
-		h, err := simPriority(tr, inv, cl, opt.Partition, f.prioSets)
-		if err != nil {
-			return invalidInput(err)
-		}
-		opt.Priority, opt.Observe = h, h.Observe
-	default:
-		return invalidInput(fmt.Errorf("unknown --priority %q, expected basic or multifactor", f.prio))
-	}
-	res, err := sim.Run(tr, opt)
-	if err != nil {
-		return invalidInput(err)
-	}
-	var cmp *sim.Comparison
-	if f.compare {
-		if cmp, err = sim.Compare(tr, res, cpusPerNode(cl, opt.Partition)); err != nil {
-			return invalidInput(fmt.Errorf("--compare-recorded: %s: %w", tr.Source, err))
-		}
-	}
+	tr, res, cmp := o.tr, o.res, o.cmp
 	if f.jobsOut != "" {
 		if err := writeJobs(f.jobsOut, res.Jobs); err != nil {
 			return err
@@ -234,6 +157,114 @@ func (f *simFlags) run(cmd *cobra.Command) error {
 		return printComparison(cmd.OutOrStdout(), cmp)
 	}
 	return nil
+}
+
+// simulate reads the inputs the flags name and replays them.
+func (f *simFlags) simulate(cmd *cobra.Command) (*simOutcome, error) {
+	policy, err := sim.ParsePolicy(f.policy)
+	if err != nil {
+		return nil, invalidInput(fmt.Errorf("--policy: %w", err))
+	}
+	overrun, err := sim.ParseOverrun(f.overrun)
+	if err != nil {
+		return nil, invalidInput(fmt.Errorf("--overrun: %w", err))
+	}
+	alloc, err := sim.ParseAllocation(f.alloc)
+	if err != nil {
+		return nil, invalidInput(fmt.Errorf("--alloc: %w", err))
+	}
+	est, err := workload.ParseEstimate(f.estimate)
+	if err != nil {
+		return nil, invalidInput(fmt.Errorf("--estimate: %w", err))
+	}
+	if f.compare && f.trace == "" {
+		return nil, invalidInput(fmt.Errorf("--compare-recorded needs a --trace that records its jobs' start times"))
+	}
+	if f.synthJobs < 1 {
+		return nil, invalidInput(fmt.Errorf("--synthetic-jobs must be at least 1"))
+	}
+	tr := &workload.Trace{}
+	if f.trace != "" {
+		if tr, err = workload.Open(f.trace, workload.Options{KeepCancelled: f.keepCancelled, Estimate: est}); err != nil {
+			var pe *workload.ParseError
+			if errors.As(err, &pe) {
+				return nil, invalidInput(err)
+			}
+			return nil, err
+		}
+	}
+	nodes, inv, err := f.machine(cmd, tr)
+	if err != nil {
+		return nil, err
+	}
+	cl, plug, err := sim.NewCluster(nodes, alloc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.nodes.spec, err)
+	}
+	cfg := sched.DefaultConfig()
+	text := ""
+	if inv != nil {
+		text = inv.SchedulerParameters
+		if err := configurePartitions(cl, inv.Partitions); err != nil {
+			return nil, invalidInput(err)
+		}
+	}
+	if cmd.Flags().Changed("scheduler-parameters") {
+		text = f.params
+	}
+	for i, k := range scheduleKnobs {
+		if cmd.Flags().Changed(knobFlag(k.name)) {
+			text += "," + k.name + "=" + f.knobs[i]
+		}
+	}
+	if cfg, err = sched.ParseSchedulerParameters(cfg, text); err != nil {
+		return nil, invalidInput(withSource(text, err))
+	}
+	opt := sim.Options{Cluster: cl, Plugin: plug, Partition: f.part, Policy: policy, Config: cfg, Allocation: alloc, Overrun: overrun, WallClock: f.clock}
+	if inv != nil {
+		opt.Partitions = schedPartitions(inv.Partitions)
+		opt.DefMemPerCPU, opt.MaxMemPerCPU = inv.DefMemPerCPU, inv.MaxMemPerCPU
+	}
+	if opt.Partition == "" {
+		opt.Partition = simPartition(cl, inv)
+	}
+	part := cl.Partitions[opt.Partition]
+	if part == nil {
+		return nil, invalidInput(fmt.Errorf("--partition %q: no such partition in %s", opt.Partition, f.nodes.spec))
+	}
+	if f.trace == "" {
+		// Sized to the nodes that are up, so that no job of the model
+		// needs a down node and blocks the partition for good.
+		up := roaring.And(part.Nodes, cl.Usable)
+		m := workload.Machine{MaxNodes: int(up.GetCardinality())}
+		it := up.Iterator()
+		for it.HasNext() {
+			m.MaxProcs += cl.CPUs[it.Next()]
+		}
+		tr = workload.Synthetic(f.seed, f.synthJobs, m)
+	}
+	switch f.prio {
+	case "basic":
+	case "multifactor":
+		h, err := simPriority(tr, inv, cl, opt.Partition, f.prioSets)
+		if err != nil {
+			return nil, invalidInput(err)
+		}
+		opt.Priority, opt.Observe = h, h.Observe
+	default:
+		return nil, invalidInput(fmt.Errorf("unknown --priority %q, expected basic or multifactor", f.prio))
+	}
+	res, err := sim.Run(tr, opt)
+	if err != nil {
+		return nil, invalidInput(err)
+	}
+	var cmp *sim.Comparison
+	if f.compare {
+		if cmp, err = sim.Compare(tr, res, cpusPerNode(cl, opt.Partition)); err != nil {
+			return nil, invalidInput(fmt.Errorf("--compare-recorded: %s: %w", tr.Source, err))
+		}
+	}
+	return &simOutcome{tr: tr, res: res, cmp: cmp}, nil
 }
 
 // simJSON is what --json writes: the trace's name, the metrics, and with

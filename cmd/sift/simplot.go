@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"os"
@@ -9,7 +10,10 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/nodesift/sift/sim"
 )
@@ -130,4 +134,90 @@ func waitCDF(jobs []sim.JobRecord) plotter.XYs {
 		out = append(out, plotter.XY{X: waits[n-1], Y: 1})
 	}
 	return out
+}
+
+// writePolicyBars draws the sweep's policy comparison: mean wait and mean
+// bounded slowdown per point, one group of bars per trace and cluster, one
+// bar colour per policy and knob setting.
+func writePolicyBars(path string, results []sweepResult) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("plot: %v", r)
+		}
+	}()
+	var groups, series []string
+	cell := map[[2]string]*sim.Summary{}
+	for i := range results {
+		r := &results[i]
+		g := r.Trace
+		if r.Nodes != "" {
+			g += " " + r.Nodes
+		}
+		s := r.Policy
+		if k := knobsText(r.Knobs); k != "" {
+			s += " " + k
+		}
+		if !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+		if !slices.Contains(series, s) {
+			series = append(series, s)
+		}
+		cell[[2]string{g, s}] = &r.Summary
+	}
+	// Each group gets the same share of the figure's width; its bars fill
+	// four fifths of it.
+	wd := vg.Length(min(max(6, 0.5*float64(len(groups)*len(series))+2), 40)) * vg.Inch
+	width := 0.8 * (wd - vg.Inch) / vg.Length(len(groups)*len(series))
+	panel := func(title, ylabel string, value func(*sim.Summary) float64) (*plot.Plot, error) {
+		p := plot.New()
+		p.Title.Text = title
+		p.Y.Label.Text = ylabel
+		p.Add(plotter.NewGrid())
+		top := 0.0
+		for k, s := range series {
+			vals := make(plotter.Values, len(groups))
+			for gi, g := range groups {
+				if c := cell[[2]string{g, s}]; c != nil {
+					vals[gi] = value(c)
+					top = max(top, vals[gi])
+				}
+			}
+			bars, err := plotter.NewBarChart(vals, width)
+			if err != nil {
+				return nil, err
+			}
+			bars.LineStyle.Width = 0
+			bars.Color = plotutil.Color(k)
+			bars.Offset = width * vg.Length(2*k-len(series)+1) / 2
+			p.Add(bars)
+			p.Legend.Add(s, bars)
+		}
+		// Room above the bars for the legend, and half a group either side.
+		p.Legend.Top = true
+		p.Y.Min, p.Y.Max = 0, max(top, 1e-9)*(1.15+0.12*float64(len(series)))
+		p.NominalX(groups...)
+		p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
+		return p, nil
+	}
+	wait, err := panel("mean wait per point", "hours", func(s *sim.Summary) float64 { return s.MeanWait / 3600 })
+	if err != nil {
+		return err
+	}
+	bsld, err := panel("mean bounded slowdown per point", "bounded slowdown", func(s *sim.Summary) float64 { return s.MeanBSLD })
+	if err != nil {
+		return err
+	}
+	img := vgsvg.New(wd, 7*vg.Inch)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadTop: vg.Millimeter * 2, PadBottom: vg.Millimeter * 2, PadY: vg.Millimeter * 6, PadLeft: vg.Millimeter * 2, PadRight: vg.Millimeter * 2}
+	plots := [][]*plot.Plot{{wait}, {bsld}}
+	canvases := plot.Align(plots, tiles, draw.New(img))
+	for i := range plots {
+		plots[i][0].Draw(canvases[i][0])
+	}
+	var b bytes.Buffer
+	if _, err := img.WriteTo(&b); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }
