@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/valyala/fastjson"
 
@@ -14,8 +15,9 @@ import (
 )
 
 // The streaming reader is the fast path of a sift node file: it reads the
-// file in blocks, a node a line, without holding the file, and makes each
-// node in one pass over its text. It takes only the common form: every
+// file in blocks of whole lines, without holding the file, parses the
+// blocks on two goroutines, a node a line in one pass over its text, and
+// joins their nodes in file order. It takes only the common form: every
 // node object on a line of its own (JSON Lines, or the document
 // {"nodes":[ ... ]} as sift inventory convert writes it), ASCII text,
 // strings without escapes, extra data nested at most streamMaxDepth deep,
@@ -23,75 +25,227 @@ import (
 // error and every warning the general reader would give, it declines, and
 // the caller reads the whole file with the general reader, which then
 // decides. A node it accepts is the node the general reader makes
-// (TestStreamingReaderAgreesWithTheGeneralOne).
+// (TestStreamingReaderAgreesWithTheGeneralOne, FuzzStreamingReader).
 
 // errDecline is the streaming reader declining a file.
 var errDecline = errors.New("inventory: not in the streaming reader's form")
 
-// streamBlock is how much of the file the streaming reader reads at a time.
-const streamBlock = 1 << 20
+// streamBlock is about how much of the file one block holds (a variable so
+// that tests can cut small files into many blocks).
+var streamBlock = 1 << 20
 
-// sampleNodes is how many nodes the streaming reader reads before it
-// reserves room for the rest from their size.
-const sampleNodes = 1024
+// streamWorkers is how many goroutines parse blocks.
+const streamWorkers = 2
 
 // streamMaxDepth is the deepest nesting of arrays and objects in extra data
 // the streaming reader takes: json-c's limit is further (extra.MaxDepth),
 // so such extra data is always usable and never warned about.
 const streamMaxDepth = 16
 
-// streamReader holds the state of one streaming read.
-type streamReader struct {
-	rd        io.Reader
-	size      int64  // the file's size, or 0
-	pos       int64  // bytes of the file returned as lines so far
-	buf       []byte // buf[lo:hi] is read and not yet parsed
-	lo        int
-	hi        int
-	eof       bool
-	lim       Limits
-	nodes     []index.Node
-	lists     map[string][]string
-	gresLists map[string][]index.Gres
-	// names holds the names of the nodes since the last flushNames, which
-	// then share one string; nameEnd is where each ends in it.
-	names   []byte
-	nameEnd []int
-	// slab is where node extra texts are copied, a block at a time, so
-	// that a million nodes make a few hundred allocations, not a million.
-	slab   []byte
-	ranked bool
-	parser fastjson.Parser
+// block is a run of whole lines of the file and, once parsed, what they
+// held.
+type block struct {
+	seq  int
+	buf  []byte // storage of text, kept for the next block
+	text []byte
+	size int // len(text), kept after text is dropped
+	// nodes are the block's nodes; explicit lists the ones that gave
+	// their rank (the others get their position in the file).
+	nodes    []index.Node
+	explicit []int
+	// The document form's punctuation: whether the last node had a comma
+	// after it, and the non-space bytes after the block's last node.
+	lastComma bool
+	tail      []byte
+	err       error
 }
 
 // streamNodeFile reads a sift node file of about size bytes from rd, or
 // returns errDecline (or a read error).
 func streamNodeFile(rd io.Reader, size int64, lim Limits) ([]index.Node, error) {
-	r := &streamReader{rd: rd, size: size, buf: make([]byte, streamBlock), lim: lim.orDefault()}
-	line, ok, err := r.line()
-	for ok && blank(line) {
-		line, ok, err = r.line()
-	}
-	if err != nil || !ok {
+	lim = lim.orDefault()
+	br := &blockReader{rd: rd, size: size}
+	first, err := br.next(nil)
+	if len(first) == 0 {
 		return nil, errOrDecline(err)
 	}
-	if isDocumentStart(line) {
-		err = r.document()
-	} else {
-		err = r.jsonLines(line)
+	i := ws(first, 0)
+	for i < len(first) && first[i] == '\n' {
+		i = ws(first, i+1)
 	}
+	end := len(first)
+	if k := bytes.IndexByte(first[i:], '\n'); k >= 0 {
+		end = i + k
+	}
+	doc := isDocumentStart(first[i:end])
+	if doc {
+		first = first[min(end+1, len(first)):]
+	}
+
+	todo := make(chan *block, 2*streamWorkers)
+	done := make(chan *block, 2*streamWorkers)
+	// Joined blocks come back through free, so that the whole file passes
+	// through a few buffers instead of making a block's worth of garbage
+	// each: garbage the collector has not yet returned is peak memory.
+	free := make(chan *block, 4*streamWorkers)
+	stop := make(chan struct{})
+	var readErr error
+	go func(err error) {
+		// The reader hands out blocks until the file, or the joiner, ends.
+		defer close(todo)
+		b := &block{buf: first, text: first}
+		for seq := 0; ; {
+			if len(b.text) > 0 {
+				b.seq, b.size = seq, len(b.text)
+				select {
+				case todo <- b:
+				case <-stop:
+					return
+				}
+				seq++
+				select {
+				case b = <-free:
+				default:
+					b = &block{}
+				}
+			}
+			if err != nil {
+				break
+			}
+			b.buf, err = br.next(b.buf[:0])
+			b.text = b.buf
+		}
+		if !errors.Is(err, io.EOF) {
+			readErr = err
+		}
+	}(err)
+	var wg sync.WaitGroup
+	for range streamWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			p := &lineParser{lim: lim, doc: doc}
+			for b := range todo {
+				p.parse(b)
+				done <- b
+			}
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	nodes, ranked, err := joinBlocks(done, free, size, lim, doc)
 	if err != nil {
+		close(stop)
+		for range done {
+		}
 		return nil, err
 	}
-	r.flushNames()
-	if !uniqueNames(r.nodes) || (r.ranked && !uniqueRanks(r.nodes)) {
+	if readErr != nil {
+		return nil, readErr
+	}
+	if !uniqueNames(nodes) || (ranked && !uniqueRanks(nodes)) {
 		return nil, errDecline
 	}
-	return r.nodes, nil
+	return nodes, nil
+}
+
+// joinBlocks takes the parsed blocks in file order and checks the
+// document's punctuation across them; ranked reports explicit ranks.
+func joinBlocks(done <-chan *block, free chan<- *block, size int64, lim Limits, doc bool) (nodes []index.Node, ranked bool, err error) {
+	pending := map[int]*block{}
+	next := 0
+	var tail []byte
+	lastComma := true
+	for b := range done {
+		pending[b.seq] = b
+		for pending[next] != nil {
+			b := pending[next]
+			delete(pending, next)
+			next++
+			if b.err != nil {
+				return nil, false, b.err
+			}
+			if len(b.nodes) > 0 {
+				if (doc && !lastComma) || len(tail) > 0 || len(nodes)+len(b.nodes) > lim.MaxNodes {
+					return nil, false, errDecline
+				}
+				lastComma = b.lastComma
+				if nodes == nil && size > 0 {
+					// Room for the whole file's nodes if they are like the
+					// first block's, so that the slice is allocated once.
+					est := size / int64(max(1, b.size/len(b.nodes)))
+					nodes = make([]index.Node, 0, min(est+est/64, int64(lim.MaxNodes)))
+				}
+				base := len(nodes)
+				nodes = append(nodes, b.nodes...)
+				added := nodes[base:]
+				k := 0
+				for j := range added {
+					if k < len(b.explicit) && b.explicit[k] == j {
+						k++
+						continue
+					}
+					added[j].Rank = uint32(base + j)
+				}
+				ranked = ranked || len(b.explicit) > 0
+			}
+			if tail = append(tail, b.tail...); len(tail) > 2 {
+				return nil, false, errDecline
+			}
+			b.nodes, b.explicit, b.tail = b.nodes[:0], b.explicit[:0], b.tail[:0]
+			select {
+			case free <- b:
+			default:
+			}
+		}
+	}
+	if len(nodes) == 0 || (doc && (lastComma || string(tail) != "]}")) {
+		return nil, false, errDecline
+	}
+	return nodes, ranked, nil
+}
+
+// blockReader cuts a file into blocks of whole lines.
+type blockReader struct {
+	rd    io.Reader
+	size  int64  // the file's size if known (0 if not): a small file gets a small buffer
+	carry []byte // the partial line after the last block
+}
+
+// next returns the next block, about streamBlock bytes of whole lines (the
+// file's last one may lack its newline), and io.EOF with the last block.
+func (r *blockReader) next(buf []byte) ([]byte, error) {
+	want := streamBlock
+	if r.size > 0 && r.size < int64(want) {
+		want = int(r.size) + 1 // the +1 meets the end of the file without another read
+	}
+	if want = max(want, 2*len(r.carry)); cap(buf) < want {
+		buf = make([]byte, 0, want)
+	}
+	buf = append(buf[:0], r.carry...)
+	for {
+		n, err := io.ReadFull(r.rd, buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			r.carry = nil
+			return buf, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k := bytes.LastIndexByte(buf, '\n'); k >= 0 {
+			r.carry = append(r.carry[:0], buf[k+1:]...)
+			return buf[:k+1], nil
+		}
+		// One line longer than the block: read on.
+		buf = slices.Grow(buf, len(buf))
+	}
 }
 
 func errOrDecline(err error) error {
-	if err != nil {
+	if err != nil && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return errDecline
@@ -110,118 +264,85 @@ func isDocumentStart(line []byte) bool {
 	return blank(line)
 }
 
-// line returns the next line without its '\n'; ok is false at the end of
-// the file. The line is valid until the next call.
-func (r *streamReader) line() (line []byte, ok bool, err error) {
-	for {
-		if k := bytes.IndexByte(r.buf[r.lo:r.hi], '\n'); k >= 0 {
-			line = r.buf[r.lo : r.lo+k]
-			r.lo += k + 1
-			r.pos += int64(k + 1)
-			return line, true, nil
-		}
-		if r.eof {
-			if r.lo < r.hi {
-				line = r.buf[r.lo:r.hi]
-				r.lo = r.hi
-				return line, true, nil
-			}
-			return nil, false, nil
-		}
-		// Keep the partial line, make room, read on.
-		n := copy(r.buf, r.buf[r.lo:r.hi])
-		r.lo, r.hi = 0, n
-		if r.hi == len(r.buf) {
-			r.buf = append(r.buf, make([]byte, len(r.buf))...)
-		}
-		m, err := io.ReadFull(r.rd, r.buf[r.hi:])
-		r.hi += m
-		switch {
-		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
-			r.eof = true
-		case err != nil:
-			return nil, false, err
-		}
-	}
+// lineParser parses blocks into nodes; each goroutine has its own.
+type lineParser struct {
+	lim       Limits
+	doc       bool
+	lists     map[string][]string
+	gresLists map[string][]index.Gres
+	// slab is where node extra texts are copied, a block at a time, so
+	// that a million nodes make a few hundred allocations, not a million.
+	slab   []byte
+	parser fastjson.Parser
+	// names holds the names of the block's nodes, which then share one
+	// string; nameEnd is where each ends in it.
+	names   []byte
+	nameEnd []int
+	b       *block // the block being parsed
 }
 
-// document reads the nodes of {"nodes":[ ... ]}, one a line, each but the
-// last followed by a comma, then ] and } alone.
-func (r *streamReader) document() error {
-	more := true
-	for {
-		line, ok, err := r.line()
-		if err != nil || !ok {
-			return errOrDecline(err)
+// parse reads b's lines into b.
+func (p *lineParser) parse(b *block) {
+	p.b = b
+	b.lastComma, b.err = true, nil
+	b.nodes = slices.Grow(b.nodes[:0], bytes.Count(b.text, []byte{'\n'})+1)
+	text := b.text
+	for len(text) > 0 {
+		line := text
+		if k := bytes.IndexByte(text, '\n'); k >= 0 {
+			line, text = text[:k], text[k+1:]
+		} else {
+			text = nil
 		}
-		if blank(line) {
-			continue
-		}
-		if !more {
-			return r.documentEnd(line)
-		}
-		end, err := r.node(line)
-		if err != nil {
-			return err
-		}
-		rest := trimSpace(line[end:])
-		switch {
-		case len(rest) == 0:
-			more = false
-		case len(rest) == 1 && rest[0] == ',':
-		default:
-			return errDecline
-		}
-	}
-}
-
-// documentEnd checks that line and the rest of the file close the
-// document: ] and } and nothing else.
-func (r *streamReader) documentEnd(line []byte) error {
-	var tail []byte
-	for {
-		for _, c := range line {
-			if !isSpace(c) {
-				tail = append(tail, c)
-			}
-		}
-		if len(tail) > 2 {
-			return errDecline
-		}
-		var ok bool
-		var err error
-		if line, ok, err = r.line(); err != nil {
-			return err
-		}
-		if !ok {
+		if b.err = p.line(line); b.err != nil {
 			break
 		}
 	}
-	if string(tail) != "]}" {
+	if b.err == nil {
+		p.flushNames()
+	}
+	p.names, p.nameEnd = p.names[:0], p.nameEnd[:0]
+	b.text = nil
+}
+
+// line reads one line: blank, a node (with a comma after it in the
+// document form), or part of the document's closing ]}.
+func (p *lineParser) line(line []byte) error {
+	i := ws(line, 0)
+	switch {
+	case i == len(line):
+		return nil
+	case line[i] != '{':
+		if !p.doc {
+			return errDecline
+		}
+		for _, c := range line[i:] {
+			if !isSpace(c) {
+				p.b.tail = append(p.b.tail, c)
+			}
+		}
+		if len(p.b.tail) > 2 {
+			return errDecline
+		}
+		return nil
+	case len(p.b.tail) > 0 || !p.b.lastComma && p.doc:
+		return errDecline
+	}
+	end, err := p.node(line[i:])
+	if err != nil {
+		return err
+	}
+	rest := line[i+end:]
+	j := ws(rest, 0)
+	p.b.lastComma = false
+	if p.doc && j < len(rest) && rest[j] == ',' {
+		p.b.lastComma = true
+		j = ws(rest, j+1)
+	}
+	if j < len(rest) {
 		return errDecline
 	}
 	return nil
-}
-
-// jsonLines reads one node a line, first being the first non-blank line.
-func (r *streamReader) jsonLines(first []byte) error {
-	line := first
-	for {
-		if !blank(line) {
-			end, err := r.node(line)
-			if err != nil {
-				return err
-			}
-			if !blank(line[end:]) {
-				return errDecline
-			}
-		}
-		var ok bool
-		var err error
-		if line, ok, err = r.line(); err != nil || !ok {
-			return err
-		}
-	}
 }
 
 // ws skips JSON white space (no newline: a node is on one line).
@@ -251,15 +372,15 @@ func plainString(b []byte, i int) (int, bool) {
 
 // node reads the node object starting at line's first non-blank byte and
 // returns where it ends.
-func (r *streamReader) node(line []byte) (int, error) {
+func (r *lineParser) node(line []byte) (int, error) {
 	i := ws(line, 0)
 	if i >= len(line) || line[i] != '{' {
 		return 0, errDecline
 	}
-	if len(r.nodes) >= r.lim.MaxNodes {
+	if len(r.b.nodes) >= r.lim.MaxNodes {
 		return 0, errDecline
 	}
-	n := index.Node{Rank: uint32(len(r.nodes))}
+	var n index.Node
 	var seen [numFields]bool
 	for i = ws(line, i+1); ; {
 		kEnd, ok := plainString(line, i)
@@ -293,22 +414,15 @@ func (r *streamReader) node(line []byte) (int, error) {
 	if !seen[fName] {
 		return 0, errDecline
 	}
-	if len(r.nodes) == sampleNodes && r.size > 0 {
-		// Room for the nodes of the whole file if they are like the first
-		// ones, so that the node slice is allocated once more, not doubled
-		// a dozen times.
-		est := r.size / max(1, r.pos/sampleNodes)
-		r.nodes = slices.Grow(r.nodes, int(min(est+est/64, int64(r.lim.MaxNodes)))-len(r.nodes))
+	if seen[fRank] {
+		r.b.explicit = append(r.b.explicit, len(r.b.nodes))
 	}
-	r.nodes = append(r.nodes, n)
-	if len(r.nameEnd) == nameBatch {
-		r.flushNames()
-	}
+	r.b.nodes = append(r.b.nodes, n)
 	return i, nil
 }
 
 // field reads field f's value at line[i] into n and returns where it ends.
-func (r *streamReader) field(n *index.Node, f field, line []byte, i int) (int, error) {
+func (r *lineParser) field(n *index.Node, f field, line []byte, i int) (int, error) {
 	switch f {
 	case fName:
 		end, ok := plainString(line, i)
@@ -358,12 +472,12 @@ func (r *streamReader) field(n *index.Node, f field, line []byte, i int) (int, e
 	if !ok || u > uintLimit(f) {
 		return 0, errDecline
 	}
-	r.ranked = setUint(n, f, u) || r.ranked
+	setUint(n, f, u)
 	return end, nil
 }
 
 // extra keeps an extra object's exact text, or a null.
-func (r *streamReader) extra(n *index.Node, line []byte, i int) (int, error) {
+func (r *lineParser) extra(n *index.Node, line []byte, i int) (int, error) {
 	if bytes.HasPrefix(line[i:], []byte("null")) {
 		return i + len("null"), nil
 	}
@@ -457,7 +571,7 @@ func trimSpace(b []byte) []byte {
 
 // list reads an array of non-empty plain strings; lists with the same text
 // share one slice, as the general reader's do.
-func (r *streamReader) list(line []byte, i int) (int, []string, bool) {
+func (r *lineParser) list(line []byte, i int) (int, []string, bool) {
 	if i >= len(line) || line[i] != '[' {
 		return 0, nil, false
 	}
@@ -498,7 +612,7 @@ func (r *streamReader) list(line []byte, i int) (int, []string, bool) {
 }
 
 // gres reads a gres array with the general reader's code.
-func (r *streamReader) gres(n *index.Node, line []byte, i int) (int, error) {
+func (r *lineParser) gres(n *index.Node, line []byte, i int) (int, error) {
 	if i >= len(line) || line[i] != '[' {
 		return 0, errDecline
 	}
@@ -532,14 +646,11 @@ func (r *streamReader) gres(n *index.Node, line []byte, i int) (int, error) {
 	return end, nil
 }
 
-// nameBatch is how many node names share a string.
-const nameBatch = 4096
-
-// flushNames gives the nodes read since the last flush their names, as
-// parts of one string: a name costs its bytes, not a 16-byte allocation.
-func (r *streamReader) flushNames() {
+// flushNames gives the block's nodes their names, as parts of one string:
+// a name costs its bytes, not a 16-byte allocation.
+func (r *lineParser) flushNames() {
 	all := string(r.names)
-	nodes := r.nodes[len(r.nodes)-len(r.nameEnd):]
+	nodes := r.b.nodes[len(r.b.nodes)-len(r.nameEnd):]
 	start := 0
 	for k, end := range r.nameEnd {
 		nodes[k].Name = all[start:end]

@@ -3,10 +3,13 @@ package inventory
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/nodesift/sift/index"
 )
 
 // streamAgrees checks the streaming reader against the general one on
@@ -14,12 +17,31 @@ import (
 // make the same nodes. It reports whether the streaming reader accepted.
 func streamAgrees(t *testing.T, data []byte, lim Limits) bool {
 	t.Helper()
-	got, err := streamNodeFile(bytes.NewReader(data), int64(len(data)), lim)
-	if err != nil {
-		if !errors.Is(err, errDecline) {
-			t.Fatalf("streaming reader: %v", err)
+	var got []index.Node
+	accepted := 0
+	// Blocks of a few bytes (every line a block of its own, lines longer
+	// than a block) and the usual size; with and without the size hint.
+	for k, size := range []int{8, 64, 1 << 20} {
+		saved := streamBlock
+		streamBlock = size
+		nodes, err := streamNodeFile(bytes.NewReader(data), int64(len(data)*(k%2)), lim)
+		streamBlock = saved
+		if err != nil && !errors.Is(err, errDecline) {
+			t.Fatalf("streaming reader, %d-byte blocks: %v", size, err)
 		}
+		if err == nil {
+			accepted++
+			if got != nil && !reflect.DeepEqual(got, nodes) {
+				t.Fatalf("%d-byte blocks give other nodes (-before +now):\n%s", size, cmp.Diff(got, nodes))
+			}
+			got = nodes
+		}
+	}
+	if accepted == 0 {
 		return false
+	}
+	if accepted != 3 {
+		t.Fatalf("the streaming reader accepts the file with some block sizes only")
 	}
 	want, warnings, err := parseNodeFile("f", data, lim)
 	if err != nil {
@@ -28,8 +50,9 @@ func streamAgrees(t *testing.T, data []byte, lim Limits) bool {
 	if len(warnings) != 0 {
 		t.Fatalf("the streaming reader accepts what the general one warns about: %v", warnings)
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Fatalf("nodes differ (-general +streaming):\n%s", diff)
+	// DeepEqual first: cmp.Diff takes seconds over thousands of nodes.
+	if !reflect.DeepEqual(want, got) {
+		t.Fatalf("nodes differ (-general +streaming):\n%s", cmp.Diff(want, got))
 	}
 	return true
 }
@@ -88,10 +111,10 @@ func TestStreamingReaderAgreesWithTheGeneralOne(t *testing.T) {
 
 // TestStreamingReaderTakesConvertedFiles checks the form sift inventory
 // convert writes, and the same nodes as JSON Lines, across the node
-// slice's growth and the name batches.
+// slice's growth and the blocks.
 func TestStreamingReaderTakesConvertedFiles(t *testing.T) {
 	var doc bytes.Buffer
-	if err := WriteNodeFile(&doc, Synthetic(3*nameBatch+5, 1)); err != nil {
+	if err := WriteNodeFile(&doc, Synthetic(5000, 1)); err != nil {
 		t.Fatal(err)
 	}
 	lines := bytes.ReplaceAll(doc.Bytes(), []byte("},\n"), []byte("}\n"))
