@@ -10,7 +10,7 @@ STATICCHECK := $(GOBIN_DIR)/staticcheck
 
 # lab: build Slurm from SLURM_SRC, start a loopback cluster, record the
 # smoke set and replay it (lab/slurm/README.md). Never part of `make test`.
-.PHONY: all build test lab fmt-check vet staticcheck race fuzz-short fuzz bench tablev clean
+.PHONY: all build test lab fmt-check vet staticcheck race fuzz-short fuzz bench tablev simtable clean
 
 all: build
 
@@ -73,6 +73,10 @@ bench:
 TRACES ?= ../shared/data/traces
 tablev:
 	$(GO) run ./hpcsim/internal/cmd/tablev -per $(TRACES)/SDSC-SP2-1998-4.2-cln.swf.gz $(TRACES)/HPC2N-2002-2.2-cln.swf.gz
+
+## simtable: BENCHMARKS.md's replay table: every SWF log in TRACES with FIFO and with backfill through bin/sift (one process each: CPU and peak memory; tens of minutes)
+simtable: build
+	$(GO) run ./sim/internal/cmd/simtable -sift bin/sift $(sort $(wildcard $(TRACES)/*.swf.gz))
 
 ## lab: the real-Slurm lab (needs SLURM_SRC; see lab/slurm/README.md)
 lab:
