@@ -96,7 +96,12 @@ type Plugin struct {
 	coreBuf  []bool // one node's free cores, for the socket rules
 	cores    coreScratch
 	gpuUse   []int // GPUs taken per node by the selection
+	// dense and denseOut are WillRunDense's candidates and answer.
+	dense, denseOut bitset.Set
 }
+
+// noMemo disables the will-run memo, for differential tests.
+var noMemo = false
 
 var _ job.Plugin = (*Plugin)(nil)
 
@@ -382,22 +387,94 @@ func (p *Plugin) allocSize(id uint32) int {
 // Select implements job.Plugin.
 func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now int64) (*job.Allocation, error) {
 	all := bitset.FromRoaring(cand, p.cl.N)
+	if err := p.screen(r, all); err != nil {
+		return nil, err
+	}
+	switch mode {
+	case job.TestOnly:
+		return p.testOnly(r, all)
+	case job.WillRun, job.Plan:
+		return p.willRunAll(r, all, mode, now)
+	}
+	usable := all.Clone()
+	usable.And(p.usable)
+	a, err := p.runNow(r, usable, now)
+	if err != nil {
+		return nil, p.neverOr(r, all, mode, err)
+	}
+	return a, nil
+}
+
+// WillRunDense implements job.DenseWillRun: Select's Plan answer on the
+// dense candidates cand (left unchanged), its start and nodes only,
+// remembered while the plugin's jobs stay the same and none of them is
+// past its end (the answer then depends on now only through its start).
+// An answer the wall-clock cap cut short is not remembered.
+// The nodes belong to the plugin: read them before its next call.
+func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64, bitset.Set, error) {
+	if len(p.dense) != len(cand) {
+		p.dense = bitset.New(p.cl.N)
+	}
+	all := p.dense
+	all.Copy(cand)
+	if err := p.screen(r, all); err != nil {
+		return 0, nil, err
+	}
+	shape, ok := r.Shape()
+	if noMemo || !ok || r.Preempts(p.cfg.Preempt) || p.chain().overdue(now) {
+		a, err := p.willRunAll(r, all, job.Plan, now)
+		if err != nil {
+			return 0, nil, err
+		}
+		return a.Start, p.nodesOf(a), nil
+	}
+	c := p.chain()
+	extra := int(p.nodeReqOf(r)) | p.cl.MaxShare(r.Partition)<<2 | int(p.tier(r.Partition))<<24
+	if m, ok := c.memo.Get(&shape, extra, all); ok {
+		return job.StartAt(m.End, now), m.Nodes, m.Err
+	}
+	key := all.Clone()
+	a, err := p.willRunAll(r, all, job.Plan, now)
+	if err == errWillRunCap && p.cfg.WallClock != nil {
+		return 0, nil, err
+	}
+	ans := job.Answer{Err: err}
+	if err == nil {
+		ans.Nodes, ans.End = p.nodesOf(a), a.Start
+		if a.Start == now {
+			ans.End = job.FitsNow
+		}
+	}
+	m := c.memo.Put(&shape, extra, key, ans)
+	return job.StartAt(m.End, now), m.Nodes, m.Err
+}
+
+// nodesOf is a's nodes in a dense scratch set.
+func (p *Plugin) nodesOf(a *job.Allocation) bitset.Set {
+	if len(p.denseOut) != (p.cl.N+63)/64 {
+		p.denseOut = bitset.New(p.cl.N)
+	}
+	return p.denseOut.Fill(a.Nodes)
+}
+
+// screen is Select's checks of every mode: all loses the excluded nodes;
+// required nodes outside it fail.
+func (p *Plugin) screen(r *job.Request, all bitset.Set) error {
 	if r.ExcludedSet != nil {
 		all.AndNot(bitset.FromRoaring(r.ExcludedSet, p.cl.N))
 	}
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bitset.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
-		return nil, &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
+		return &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
 	}
-	if mode == job.TestOnly {
-		return p.testOnly(r, all)
-	}
+	return nil
+}
+
+// willRunAll is Select's WillRun or Plan mode on the screened candidates
+// all (changed).
+func (p *Plugin) willRunAll(r *job.Request, all bitset.Set, mode job.Mode, now int64) (*job.Allocation, error) {
 	usable := all.Clone()
 	usable.And(p.usable)
-	var a *job.Allocation
-	var err error
-	if mode == job.Plan {
-		a, err = p.willRun(r, usable, now)
-	} else if mode == job.WillRun {
+	if mode == job.WillRun {
 		if r.MaxNodes == 0 && r.NTasks > 0 {
 			// job_mgr.c gives a job with ntasks and no maximum node
 			// count max_nodes = ntasks (JOB_IMPLICIT_MAX_NODES), and
@@ -413,37 +490,41 @@ func (p *Plugin) Select(r *job.Request, cand *roaring.Bitmap, mode job.Mode, now
 			all.And(req)
 			usable.And(req)
 		}
-		a, err = p.willRun(r, usable, now)
-	} else {
-		a, err = p.runNow(r, usable, now)
 	}
+	a, err := p.willRun(r, usable, now)
 	if err != nil {
-		// Slurm's test-only answer is test 0 alone: a job whose layout
-		// fails later (tasks, memory of whole sockets) stays pending.
-		t0 := r
-		if _, maxN, _ := r.NodeCounts(all.Count()); mode == job.RunNow && r.GPUsPerJob > 1 && maxN == 1 {
-			// At submit, Slurm's test-only pass holds a one-node job's
-			// per-job GPU total only against every candidate's GPUs,
-			// not against one node's (each node still needs a GPU): a
-			// job whose total fits the cluster but no single node waits
-			// forever instead. Its will-run estimate refuses it.
-			total := 0
-			all.Each(func(id uint32) bool {
-				total += p.cl.GPUCount(id, r.GPUType)
-				return true
-			})
-			if total >= r.GPUsPerJob {
-				c := *r
-				c.GPUsPerJob = 1
-				t0 = &c
-			}
-		}
-		if _, ok := p.selectNodes(nil, t0, all, nil); !ok {
-			return nil, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
-		}
-		return nil, err
+		return nil, p.neverOr(r, all, mode, err)
 	}
 	return a, nil
+}
+
+// neverOr is Select's answer when mode's test failed with err: Never when
+// no set of candidates could ever hold the job, else err.
+func (p *Plugin) neverOr(r *job.Request, all bitset.Set, mode job.Mode, err error) error {
+	// Slurm's test-only answer is test 0 alone: a job whose layout
+	// fails later (tasks, memory of whole sockets) stays pending.
+	t0 := r
+	if _, maxN, _ := r.NodeCounts(all.Count()); mode == job.RunNow && r.GPUsPerJob > 1 && maxN == 1 {
+		// At submit, Slurm's test-only pass holds a one-node job's
+		// per-job GPU total only against every candidate's GPUs,
+		// not against one node's (each node still needs a GPU): a
+		// job whose total fits the cluster but no single node waits
+		// forever instead. Its will-run estimate refuses it.
+		total := 0
+		all.Each(func(id uint32) bool {
+			total += p.cl.GPUCount(id, r.GPUType)
+			return true
+		})
+		if total >= r.GPUsPerJob {
+			c := *r
+			c.GPUsPerJob = 1
+			t0 = &c
+		}
+	}
+	if _, ok := p.selectNodes(nil, t0, all, nil); !ok {
+		return &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
+	}
+	return err
 }
 
 // testOnly is "test 0" on every configured node (reference §2.3 step 2).

@@ -39,6 +39,8 @@ type releaseChain struct {
 	coreMasks   [][]coreMask
 	states      []releaseState
 	clock       uint64
+	// memo holds WillRunDense's answers on this state.
+	memo job.Memo
 }
 
 // releaseState is base with running[:n] released.

@@ -13,6 +13,7 @@ import (
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
+	"github.com/nodesift/sift/select/job/jobtest"
 )
 
 // willRunAgrees drives a random cluster through starts, ends, suspensions,
@@ -206,5 +207,43 @@ func TestWillRunCapIsCounted(t *testing.T) {
 		case tc.start != 0 && (err != nil || a.Start != tc.start):
 			t.Errorf("cost %v: will-run %v, %v; want a start at %d", tc.cost, a, err, tc.start)
 		}
+	}
+}
+
+// memoAgrees drives a random cluster as willRunAgrees does and asks
+// WillRunDense, which remembers answers, for a few request shapes on a few
+// candidate sets at random times (some past running jobs' ends), so that
+// most questions repeat: its start, nodes and failure must be Select's.
+func memoAgrees(t *testing.T, seed uint64) {
+	r := rand.New(rand.NewPCG(seed, 43))
+	cl := twoPartitionCluster(t, r)
+	parts := []string{"p", "q"}
+	p := New(cl, Config{TrackMemory: r.IntN(4) != 0, DefMemPerCPU: uint64(100 * r.IntN(2)), Units: Units(r.IntN(3)),
+		WillRunTestCost: time.Duration(r.IntN(3)) * 700 * time.Millisecond})
+	var shapes []*job.Request
+	for k := 0; k < 4; k++ {
+		q := randomRequest(r, 1000, cl.N)
+		q.Partition = parts[r.IntN(2)]
+		q.RequiredSet = nil
+		shapes = append(shapes, q)
+	}
+	cands := jobtest.Candidates(r, cl.Snap.Live(), 3)
+	change := func(step uint32, now int64) {
+		jobtest.Churn(t, p, r, now, func() (*job.Request, *roaring.Bitmap) {
+			q := randomRequest(r, step, cl.N)
+			q.Partition = parts[r.IntN(2)]
+			q.TimeLimit = time.Duration(1+r.IntN(30)) * time.Minute
+			return q, cl.Partitions[q.Partition].Nodes
+		})
+	}
+	want := func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error) {
+		return p.Select(q, cand.Clone(), job.Plan, at)
+	}
+	jobtest.DenseAgrees(t, seed, r, p, cl.N, 24, change, shapes, cands, 2800, want)
+}
+
+func TestWillRunMemoAgreesWithSelect(t *testing.T) {
+	for seed := uint64(0); seed < 200; seed++ {
+		memoAgrees(t, seed)
 	}
 }

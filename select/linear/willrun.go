@@ -1,7 +1,6 @@
 package linear
 
 import (
-	"math"
 	"slices"
 
 	"github.com/nodesift/sift/select/bitset"
@@ -26,9 +25,8 @@ type releaseChain struct {
 	// freed holds, per running-job count a node may share with
 	// (maxRun), the nodes in the order releases free them; see freedAt.
 	freed map[int]*freeOrder
-	// memo holds will-run's answers on this state by key hash
-	// (willRunMemo).
-	memo map[uint64][]*memoAnswer
+	// memo holds will-run's answers on this state (willRunMemo).
+	memo job.Memo
 }
 
 // freeOrder is, for one maxRun, each node's release count: how many of
@@ -60,7 +58,7 @@ func (p *Plugin) chain() *releaseChain {
 	st := p.st
 	p.rel = &releaseChain{base: st, gen: st.gen, running: running,
 		scratch: &state{mem: slices.Clone(st.mem), excl: slices.Clone(st.excl), run: slices.Clone(st.run), tot: slices.Clone(st.tot)},
-		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}, memo: map[uint64][]*memoAnswer{}}
+		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}}
 	return p.rel
 }
 
@@ -138,19 +136,6 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	return o
 }
 
-// fitsNow is willRunFit's release end for a job that runs without any
-// release.
-const fitsNow = math.MinInt64
-
-// startAt is the will-run start at now of a job that fits after the
-// release ending at end.
-func startAt(end, now int64) int64 {
-	if end == fitsNow {
-		return now
-	}
-	return max(end, now+1)
-}
-
 // willRun is _will_run_test (reference §1.5): willRunPlain's answer without
 // its copy. With preemption it is willRunPlain.
 func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
@@ -161,12 +146,12 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 	if err != nil {
 		return nil, err
 	}
-	return p.allocation(r, out, total, startAt(end, now), nil), nil
+	return p.allocation(r, out, total, job.StartAt(end, now), nil), nil
 }
 
 // willRunFit is willRun without preemption, whose answer depends on now
 // only through its start: the nodes (in scratch), their CPUs, and the end
-// of the running job whose release lets the job run (fitsNow if none is
+// of the running job whose release lets the job run (job.FitsNow if none is
 // needed). The candidates that pass countBitmap only grow as jobs are
 // released, and only on the nodes of the released job, so they are kept
 // up to date a node at a time instead of recounted (from the chain's
@@ -181,7 +166,7 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 	count := p.countBitmap(p.st, r, cand, f, maxRun, noShareLimit, job.RunNow)
 	if count >= minN {
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
-			return out, total, fitsNow, nil
+			return out, total, job.FitsNow, nil
 		}
 	}
 	c := p.chain()
@@ -229,110 +214,27 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 // every running job has ended.
 var errNeverFits = &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
 
-// memoKey is what will-run reads of a request (the fields of job.Request
-// that TestWillRunMemoKeyCoversTheRequest lists as read), the sharing
-// its partition allows, and a hash of the candidates.
-type memoKey struct {
-	minNodes, maxNodes, reqNodes, nTasks, cpusPerTask, nTasksPerNode int
-	threadsPerCore, minCPUsTotal, gpusPerNode, gpusPerJob, maxShare  int
-	memPerNode, memPerCPU                                            uint64
-	memPerNodeSet, contiguous, exclusive, overSubscribe              bool
-	gpuType, partition                                               string
-	cand                                                             uint64
-}
-
-// hash mixes the key's fields; the memo's map is keyed by it (hashing
-// the strings of a struct key cost more than the rest of a lookup).
-func (k *memoKey) hash() uint64 {
-	h := k.cand
-	for _, v := range [...]int{k.minNodes, k.maxNodes, k.reqNodes, k.nTasks, k.cpusPerTask, k.nTasksPerNode, k.threadsPerCore,
-		k.minCPUsTotal, k.gpusPerNode, k.gpusPerJob, k.maxShare} {
-		h = mix(h, uint64(v))
-	}
-	h = mix(mix(h, k.memPerNode), k.memPerCPU)
-	var flags uint64
-	for i, b := range [...]bool{k.memPerNodeSet, k.contiguous, k.exclusive, k.overSubscribe} {
-		if b {
-			flags |= 1 << i
-		}
-	}
-	h = mix(h, flags)
-	for _, s := range [...]string{k.gpuType, k.partition} {
-		h = mix(h, uint64(len(s)))
-		for i := 0; i < len(s); i++ {
-			h = mix(h, uint64(s[i]))
-		}
-	}
-	return h
-}
-
-// mix adds v to the hash h.
-func mix(h, v uint64) uint64 {
-	h = (h^v)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
-	return h ^ h>>29
-}
-
-// memoAnswer is one remembered will-run answer: willRunFitAll's for key
-// on cand.
-type memoAnswer struct {
-	key   memoKey
-	cand  bitset.Set
-	out   bitset.Set
-	total int
-	end   int64
-	err   error
-}
-
-// memoLimit bounds the answers one chain remembers.
-const memoLimit = 1 << 12
-
 // noMemo disables the will-run memo, for differential tests.
 var noMemo = false
-
-// keyOf is r's memo key on the screened candidates all, false for a
-// request will-run does not remember (a node list, excluded nodes,
-// ntasks-per-core).
-func (p *Plugin) keyOf(r *job.Request, all bitset.Set) (memoKey, bool) {
-	if noMemo || (r.RequiredSet != nil && !r.RequiredSet.IsEmpty()) || (r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty()) || r.NTasksPerCore > 0 {
-		return memoKey{}, false
-	}
-	h := uint64(len(all))
-	for _, w := range all {
-		h = mix(h, w)
-	}
-	return memoKey{minNodes: r.MinNodes, maxNodes: r.MaxNodes, reqNodes: r.ReqNodes, nTasks: r.NTasks, cpusPerTask: r.CPUsPerTask,
-		nTasksPerNode: r.NTasksPerNode, threadsPerCore: r.ThreadsPerCore, minCPUsTotal: r.MinCPUsTotal, gpusPerNode: r.GPUsPerNode,
-		gpusPerJob: r.GPUsPerJob, maxShare: p.maxShare(r), memPerNode: r.MemPerNode, memPerCPU: r.MemPerCPU,
-		memPerNodeSet: r.MemPerNodeSet, contiguous: r.Contiguous, exclusive: r.Exclusive, overSubscribe: r.OverSubscribe,
-		gpuType: r.GPUType, partition: r.Partition, cand: h}, true
-}
 
 // willRunMemo is willRunFitAll at now, remembered while the plugin's jobs
 // do not change: a backfill pass asks the same shapes on the same
 // candidates round after round, and pass after pass until a job starts or
 // ends. The answer's nodes must not be changed.
 func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, bitset.Set, int, error) {
-	key, ok := p.keyOf(r, all)
-	if !ok {
+	shape, ok := r.Shape()
+	if noMemo || !ok {
 		out, total, end, err := p.willRunFitAll(r, all)
-		return startAt(end, now), out, total, err
+		return job.StartAt(end, now), out, total, err
 	}
 	c := p.chain()
-	h := key.hash()
-	for _, m := range c.memo[h] {
-		if m.key == key && m.cand.Equal(all) {
-			return startAt(m.end, now), m.out, m.total, m.err
-		}
+	// The sharing the partition allows is read from the cluster, which
+	// may change under the chain.
+	share := p.maxShare(r)
+	if a, ok := c.memo.Get(&shape, share, all); ok {
+		return job.StartAt(a.End, now), a.Nodes, a.CPUs, a.Err
 	}
-	m := &memoAnswer{key: key, cand: all.Clone()}
 	out, total, end, err := p.willRunFitAll(r, all)
-	m.total, m.end, m.err = total, end, err
-	if err == nil {
-		m.out = out.Clone()
-	}
-	if len(c.memo) >= memoLimit {
-		clear(c.memo)
-	}
-	c.memo[h] = append(c.memo[h], m)
-	return startAt(end, now), m.out, total, err
+	a := c.memo.Put(&shape, share, all, job.Answer{Nodes: out, CPUs: total, End: end, Err: err})
+	return job.StartAt(end, now), a.Nodes, total, err
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
+	"github.com/nodesift/sift/select/job/jobtest"
 )
 
 // willRunAgrees drives a random cluster through starts, ends, suspensions,
@@ -126,7 +127,7 @@ func FuzzWillRunChain(f *testing.F) {
 }
 
 // memoAgrees drives a random cluster as willRunAgrees does and asks
-// will-run, through Select and WillRunDense, for a few request shapes on a
+// will-run, through WillRunDense and Select, for a few request shapes on a
 // few candidate sets at random times, so that most questions repeat: the
 // remembered answers must be those computed afresh (noMemo).
 func memoAgrees(t *testing.T, seed uint64) {
@@ -147,81 +148,29 @@ func memoAgrees(t *testing.T, seed uint64) {
 		}
 		shapes = append(shapes, q)
 	}
-	var cands []*roaring.Bitmap
-	for k := 0; k < 3; k++ {
-		c := cl.Snap.Live().Clone()
-		for id := range cl.N {
-			if k > 0 && r.IntN(3) == 0 {
-				c.Remove(uint32(id))
-			}
-		}
-		cands = append(cands, c)
+	cands := jobtest.Candidates(r, cl.Snap.Live(), 3)
+	change := func(step uint32, now int64) {
+		jobtest.Churn(t, p, r, now, func() (*job.Request, *roaring.Bitmap) {
+			return &job.Request{ID: 100 + step, MinNodes: 1 + r.IntN(3), Exclusive: r.IntN(2) == 0, Partition: "p",
+				TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}, cl.Snap.Live()
+		})
 	}
-	now := int64(5000)
-	for step := uint32(100); step < 120; step++ {
-		now += int64(r.IntN(120))
-		live := p.Jobs()
-		if op := r.IntN(4); op < 2 {
-			q := &job.Request{ID: step, MinNodes: 1 + r.IntN(3), Exclusive: r.IntN(2) == 0, Partition: "p",
-				TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}
-			if a, err := p.Select(q, cl.Snap.Live(), job.RunNow, now); err == nil {
-				if err := p.Begin(q, a); err != nil {
-					t.Fatalf("seed %d step %d: begin after select: %v", seed, step, err)
-				}
-			}
-		} else if op == 2 && len(live) > 0 {
-			_ = p.Fini(live[r.IntN(len(live))])
+	want := func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error) {
+		got, gerr := p.Select(q, cand.Clone(), job.Plan, at)
+		got = cloneAlloc(got)
+		noMemo = true
+		want, werr := p.Select(q, cand.Clone(), job.Plan, at)
+		noMemo = false
+		if (gerr == nil) != (werr == nil) || !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d: Select's answers differ at %d:\nmemo  %+v %v\nfresh %+v %v\n(%+v)", seed, at, got, gerr, want, werr, *q)
 		}
-		for k := 0; k < 12; k++ {
-			q := *shapes[r.IntN(len(shapes))]
-			q.ID = 1000 + step
-			cand := cands[r.IntN(len(cands))]
-			at := now + int64(r.IntN(1500)) - 200
-			got, gerr := p.Select(&q, cand.Clone(), job.Plan, at)
-			got = cloneAlloc(got)
-			start, nodes, derr := p.WillRunDense(&q, bitset.FromRoaring(cand, cl.N), at)
-			noMemo = true
-			want, werr := p.Select(&q, cand.Clone(), job.Plan, at)
-			noMemo = false
-			if (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) || (derr == nil) != (werr == nil) {
-				t.Fatalf("seed %d step %d: errors differ: memo %v, dense %v, fresh %v (%+v)", seed, step, gerr, derr, werr, q)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("seed %d step %d: answers differ at %d:\nmemo  %+v\nfresh %+v\n(%+v)", seed, step, at, got, want, q)
-			}
-			if want != nil && (start != want.Start || !nodes.Equal(bitset.FromRoaring(want.Nodes, cl.N))) {
-				t.Fatalf("seed %d step %d: dense answer %d %v, Select's %d %v", seed, step, start, nodes.IDs(nil), want.Start, want.Nodes.ToArray())
-			}
-		}
+		return want, werr
 	}
+	jobtest.DenseAgrees(t, seed, r, p, cl.N, 20, change, shapes, cands, 1300, want)
 }
 
 func TestWillRunMemoAgreesWithFresh(t *testing.T) {
 	for seed := uint64(0); seed < 80; seed++ {
 		memoAgrees(t, seed)
-	}
-}
-
-// TestWillRunMemoKeyCoversTheRequest fails when job.Request gains a field:
-// it must then join memoKey if will-run reads it, else the ignored list.
-func TestWillRunMemoKeyCoversTheRequest(t *testing.T) {
-	keyed := []string{"MinNodes", "MaxNodes", "ReqNodes", "NTasks", "CPUsPerTask", "NTasksPerNode", "ThreadsPerCore", "MinCPUsTotal",
-		"MemPerNode", "MemPerCPU", "MemPerNodeSet", "GPUsPerNode", "GPUsPerJob", "GPUType", "Contiguous", "Exclusive", "OverSubscribe", "Partition"}
-	// Not read by will-run without preemption, or (node lists, excluded
-	// nodes, ntasks-per-core, named preemptees) never remembered.
-	ignored := []string{"ID", "NTasksPerCore", "NTasksPerSocket", "SocketsPerNode", "CoresPerSocket", "MinCPUsPerNode", "Required", "Excluded",
-		"RequiredSet", "ExcludedSet", "TimeLimit", "Priority", "Preemptable", "PreemptCandidates", "PreemptSuspend", "Constraints", "Distribution", "CoreDistSet", "PlaneSize"}
-	known := map[string]bool{}
-	for _, f := range append(keyed, ignored...) {
-		known[f] = true
-	}
-	rt := reflect.TypeFor[job.Request]()
-	for i := range rt.NumField() {
-		if f := rt.Field(i).Name; !known[f] {
-			t.Errorf("job.Request.%s is neither in memoKey nor ignored", f)
-		}
-	}
-	if len(known) != rt.NumField() {
-		t.Errorf("the lists name %d fields, job.Request has %d", len(known), rt.NumField())
 	}
 }

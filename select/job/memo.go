@@ -1,0 +1,141 @@
+package job
+
+import (
+	"math"
+
+	"github.com/nodesift/sift/select/bitset"
+)
+
+// Shape is what a select plugin reads of a request to choose its nodes,
+// but for the fields that name nodes or jobs (node lists, preemptees),
+// which make a request's answer its own, and those no choice reads (id,
+// priority, time limit, constraints: the caller's candidates carry them).
+// TestShapeCoversTheRequest keeps it complete.
+type Shape struct {
+	MinNodes, MaxNodes, ReqNodes, NTasks, CPUsPerTask     int
+	NTasksPerNode, NTasksPerCore, NTasksPerSocket         int
+	SocketsPerNode, CoresPerSocket, ThreadsPerCore        int
+	MinCPUsPerNode, MinCPUsTotal, GPUsPerNode, GPUsPerJob int
+	PlaneSize                                             int
+	MemPerNode, MemPerCPU                                 uint64
+	MemPerNodeSet, Contiguous, Exclusive, OverSubscribe   bool
+	Preemptable, CoreDistSet                              bool
+	Distribution                                          Distribution
+	GPUType, Partition                                    string
+}
+
+// Shape returns r's shape, and false when r names nodes or preemptees, so
+// that its shape does not say all a plugin reads of it.
+func (r *Request) Shape() (Shape, bool) {
+	if (r.RequiredSet != nil && !r.RequiredSet.IsEmpty()) || (r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty()) ||
+		r.Required != "" || r.Excluded != "" || r.PreemptCandidates != nil {
+		return Shape{}, false
+	}
+	return Shape{MinNodes: r.MinNodes, MaxNodes: r.MaxNodes, ReqNodes: r.ReqNodes, NTasks: r.NTasks, CPUsPerTask: r.CPUsPerTask,
+		NTasksPerNode: r.NTasksPerNode, NTasksPerCore: r.NTasksPerCore, NTasksPerSocket: r.NTasksPerSocket,
+		SocketsPerNode: r.SocketsPerNode, CoresPerSocket: r.CoresPerSocket, ThreadsPerCore: r.ThreadsPerCore,
+		MinCPUsPerNode: r.MinCPUsPerNode, MinCPUsTotal: r.MinCPUsTotal, GPUsPerNode: r.GPUsPerNode, GPUsPerJob: r.GPUsPerJob,
+		PlaneSize: r.PlaneSize, MemPerNode: r.MemPerNode, MemPerCPU: r.MemPerCPU, MemPerNodeSet: r.MemPerNodeSet,
+		Contiguous: r.Contiguous, Exclusive: r.Exclusive, OverSubscribe: r.OverSubscribe, Preemptable: r.Preemptable,
+		CoreDistSet: r.CoreDistSet, Distribution: r.Distribution, GPUType: r.GPUType, Partition: r.Partition}, true
+}
+
+// FitsNow is a remembered will-run answer's release end for a job that
+// runs without waiting for any running job.
+const FitsNow = math.MinInt64
+
+// StartAt is the will-run start at now of a job that runs once the
+// running job ending at end has ended (FitsNow: at once).
+func StartAt(end, now int64) int64 {
+	if end == FitsNow {
+		return now
+	}
+	return max(end, now+1)
+}
+
+// Answer is a remembered will-run answer: the nodes, their CPUs, the end
+// of the release that lets the job run (FitsNow if none), or the error.
+type Answer struct {
+	Nodes bitset.Set
+	CPUs  int
+	End   int64
+	Err   error
+}
+
+// Memo remembers a select plugin's will-run answers while its state (its
+// running jobs) stays the same: a backfill pass asks the same shapes on
+// the same candidates round after round, and pass after pass until a job
+// starts or ends. Keys are a request's Shape, what the plugin derives
+// from its configuration for it (extra), and the candidates.
+type Memo struct {
+	m map[uint64][]*memoEntry
+}
+
+type memoEntry struct {
+	shape Shape
+	extra int
+	cand  bitset.Set
+	Answer
+}
+
+// memoLimit bounds the answers a memo keeps.
+const memoLimit = 1 << 12
+
+// Get returns the answer remembered for the key, if any.
+func (m *Memo) Get(s *Shape, extra int, cand bitset.Set) (*Answer, bool) {
+	for _, e := range m.m[memoHash(s, extra, cand)] {
+		if e.shape == *s && e.extra == extra && e.cand.Equal(cand) {
+			return &e.Answer, true
+		}
+	}
+	return nil, false
+}
+
+// Put remembers a, copying its nodes and cand, and returns the copy.
+func (m *Memo) Put(s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
+	if m.m == nil || len(m.m) >= memoLimit {
+		m.m = map[uint64][]*memoEntry{}
+	}
+	e := &memoEntry{shape: *s, extra: extra, cand: cand.Clone(), Answer: a}
+	if a.Nodes != nil {
+		e.Nodes = a.Nodes.Clone()
+	}
+	h := memoHash(s, extra, cand)
+	m.m[h] = append(m.m[h], e)
+	return &e.Answer
+}
+
+// memoHash mixes the key's fields (hashing a struct key with strings in a
+// Go map cost more than the rest of a lookup).
+func memoHash(s *Shape, extra int, cand bitset.Set) uint64 {
+	h := uint64(len(cand))
+	for _, w := range cand {
+		h = mix(h, w)
+	}
+	for _, v := range [...]int{s.MinNodes, s.MaxNodes, s.ReqNodes, s.NTasks, s.CPUsPerTask, s.NTasksPerNode, s.NTasksPerCore,
+		s.NTasksPerSocket, s.SocketsPerNode, s.CoresPerSocket, s.ThreadsPerCore, s.MinCPUsPerNode, s.MinCPUsTotal,
+		s.GPUsPerNode, s.GPUsPerJob, s.PlaneSize, int(s.Distribution), extra} {
+		h = mix(h, uint64(v))
+	}
+	h = mix(mix(h, s.MemPerNode), s.MemPerCPU)
+	var flags uint64
+	for i, b := range [...]bool{s.MemPerNodeSet, s.Contiguous, s.Exclusive, s.OverSubscribe, s.Preemptable, s.CoreDistSet} {
+		if b {
+			flags |= 1 << i
+		}
+	}
+	h = mix(h, flags)
+	for _, str := range [...]string{s.GPUType, s.Partition} {
+		h = mix(h, uint64(len(str)))
+		for i := 0; i < len(str); i++ {
+			h = mix(h, uint64(str[i]))
+		}
+	}
+	return h
+}
+
+// mix adds v to the hash h.
+func mix(h, v uint64) uint64 {
+	h = (h^v)*0x9e3779b97f4a7c15 + 0x632be59bd9b4e019
+	return h ^ h>>29
+}

@@ -1,0 +1,97 @@
+package job
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/bitset"
+)
+
+// TestShapeCoversTheRequest fails when Request gains a field: it must then
+// join Shape if a plugin's choice of nodes may read it, else the list of
+// fields Shape leaves out.
+func TestShapeCoversTheRequest(t *testing.T) {
+	left := map[string]bool{"ID": true, "Required": true, "Excluded": true, "RequiredSet": true, "ExcludedSet": true,
+		"TimeLimit": true, "Priority": true, "PreemptCandidates": true, "PreemptSuspend": true, "Constraints": true}
+	shape := map[string]bool{}
+	st := reflect.TypeFor[Shape]()
+	for i := range st.NumField() {
+		shape[st.Field(i).Name] = true
+	}
+	rt := reflect.TypeFor[Request]()
+	for i := range rt.NumField() {
+		f := rt.Field(i)
+		switch {
+		case left[f.Name] && shape[f.Name]:
+			t.Errorf("Request.%s is both in Shape and left out", f.Name)
+		case !left[f.Name] && !shape[f.Name]:
+			t.Errorf("Request.%s is neither in Shape nor left out", f.Name)
+		case shape[f.Name]:
+			if sf, _ := st.FieldByName(f.Name); sf.Type != f.Type {
+				t.Errorf("Shape.%s has another type than Request's", f.Name)
+			}
+		}
+	}
+	if len(shape)+len(left) != rt.NumField() {
+		t.Errorf("Shape has %d fields and %d are left out; Request has %d", len(shape), len(left), rt.NumField())
+	}
+}
+
+// TestShapeOfRequestsNamingNodes: a request with a node list, excluded
+// nodes or named preemptees has no shape to remember answers by.
+func TestShapeOfRequestsNamingNodes(t *testing.T) {
+	for _, r := range []Request{
+		{MinNodes: 1, RequiredSet: roaring.BitmapOf(3)},
+		{MinNodes: 1, ExcludedSet: roaring.BitmapOf(3)},
+		{MinNodes: 1, Required: "n3"},
+		{MinNodes: 1, PreemptCandidates: []uint32{}},
+	} {
+		if _, ok := r.Shape(); ok {
+			t.Errorf("%+v has a shape", r)
+		}
+	}
+	plain := Request{ID: 4, MinNodes: 2, Partition: "p", RequiredSet: roaring.New(), TimeLimit: 60}
+	s, ok := plain.Shape()
+	other := plain
+	other.ID, other.TimeLimit, other.Priority = 5, 120, 9
+	o, _ := other.Shape()
+	if !ok || s != o {
+		t.Errorf("requests differing in id, limit and priority have shapes %+v and %+v", s, o)
+	}
+}
+
+// TestMemoKeepsAnswersApart: answers are found only under their own shape,
+// extra value and candidates, and are copies.
+func TestMemoKeepsAnswersApart(t *testing.T) {
+	var m Memo
+	a, _ := (&Request{MinNodes: 1, Partition: "p"}).Shape()
+	b, _ := (&Request{MinNodes: 2, Partition: "p"}).Shape()
+	c1, c2 := bitset.New(100), bitset.New(100)
+	c1.Add(3)
+	c2.Add(4)
+	nodes := bitset.New(100)
+	nodes.Add(3)
+	got := m.Put(&a, 1, c1, Answer{Nodes: nodes, CPUs: 8, End: 500})
+	nodes.Add(7)
+	c1.Add(9)
+	if got.Nodes.Has(7) {
+		t.Fatal("the memo kept the caller's node set")
+	}
+	c1.Del(9)
+	if x, ok := m.Get(&a, 1, c1); !ok || x.End != 500 || x.CPUs != 8 || !x.Nodes.Has(3) {
+		t.Fatalf("answer not found: %+v %v", x, ok)
+	}
+	for _, miss := range []struct {
+		s     *Shape
+		extra int
+		cand  bitset.Set
+	}{{&b, 1, c1}, {&a, 2, c1}, {&a, 1, c2}} {
+		if _, ok := m.Get(miss.s, miss.extra, miss.cand); ok {
+			t.Errorf("found an answer under another key %+v", miss)
+		}
+	}
+	if StartAt(FitsNow, 10) != 10 || StartAt(500, 10) != 500 || StartAt(5, 10) != 11 {
+		t.Error("StartAt")
+	}
+}
