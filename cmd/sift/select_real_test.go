@@ -71,20 +71,12 @@ type realNode struct {
 var realKnown = map[string]string{
 	"rand-gpu/ntasks=15,gpus=5 ; cpus-per-task=9,mem-per-cpu=2000,exclude=g1,gpus-per-node=1 ; mem-per-cpu=2000,exclusive,nodelist=h1": gpuJobTasks,
 	"rand-gpu/ntasks=15,mem-per-cpu=8000,gpus=5": gpuJobTasks,
-	"rand-general-cirrus-cpu-mem/nodes=1,ntasks=24,cpus-per-task=3,mem=128000 ; nodes=1-2,ntasks=17,cpus-per-task=4,mem-per-cpu=1000":             rangeBesidePartial,
-	"cirrus-fragmented/fragmented run: 3x nodes=1,ntasks=32 then nodes=2,ntasks=72":                                                               fixedBesidePartial,
-	"cirrus-fragmented/fragmented run: 1x nodes=1,ntasks=32 then nodes=2,ntasks=72":                                                               fixedBesidePartial,
-	"cirrus-fragmented/fragmented run: 3x ntasks=1 then nodes=2,ntasks=72":                                                                        fixedBesidePartial,
 	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3": willRunShared,
 }
 
 // Reasons of the known differences.
 const (
 	willRunShared = "cons_tres will-run (sbatch --test-only) beside running jobs on mixed node weights: Slurm waits for whole nodes to free and weighs nodes differently (its node weights are not refreshed for will-run); sift places the job beside running jobs by weight"
-
-	rangeBesidePartial = "cons_tres, a node range (nodes=1-2) needing more CPUs than a partly used first node and one more can give: Slurm runs it on two idle nodes (cn[2-3]); sift takes the partly used node first and then finds the job busy (also on main, before the multi-core options)"
-
-	fixedBesidePartial = "cons_tres, nodes=2,ntasks=72 on 36-CPU nodes after jobs that leave the first nodes partly used: Slurm runs it on two idle nodes; sift takes a partly used node first and then finds the job busy (the cause of rangeBesidePartial, not yet found)"
 
 	gpuJobTasks = "--gpus=N over several nodes: Slurm lays tasks out in proportion to each node's GPUs (12+3 for 15 tasks, 4+1 GPUs); sift by CPUs"
 )

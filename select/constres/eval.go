@@ -36,9 +36,10 @@ func enoughNodes(avail, rem, min, req int) bool {
 
 // selectNodes is _select_nodes and eval_nodes' default path (reference
 // §2.4) over the cores in free (nil: every core) with allocations in st
-// (nil: ignored). Its steps: eligibility, the one-node path, the required
-// nodes, the runs of eligible nodes, and, while nodes are still needed, the
-// best run and the nodes taken from it.
+// (nil: ignored). Its steps: eligibility, the one-node path, then
+// common_topo_choose_nodes: the consecutive-runs evaluation, and when it
+// fails, the same evaluation again with the nodes of fewest resources taken
+// out one at a time (retry).
 func (p *Plugin) selectNodes(st *state, r *job.Request, cand bitset.Set, free bitset.Set) (*pick, bool) {
 	var s selection
 	if !s.eligibility(p, st, r, cand, free) {
@@ -47,11 +48,22 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bitset.Set, free bi
 	if s.maxN == 1 {
 		return s.oneNode()
 	}
+	if pk, ok := s.consec(); ok {
+		return pk, true
+	}
+	return s.retry()
+}
+
+// consec is eval_nodes_consec over the eligible nodes: the required nodes,
+// the runs of eligible nodes, and, while nodes are still needed, the best
+// run and the nodes taken from it.
+func (s *selection) consec() (*pick, bool) {
+	r := s.r
 	s.start()
 	if s.required != nil {
 		s.takeRequired()
 		if s.left.met() {
-			return p.picked(r, s.chosen), true
+			return s.p.picked(r, s.chosen), true
 		}
 		if s.left.maxNodes <= 0 {
 			return nil, false
@@ -73,7 +85,69 @@ func (p *Plugin) selectNodes(st *state, r *job.Request, cand bitset.Set, free bi
 	if !(s.left.cpus <= 0 && enoughNodes(0, s.left.nodes, s.minN, s.reqN) && s.left.gpus <= 0) {
 		return nil, false
 	}
-	return p.picked(r, s.chosen), true
+	return s.p.picked(r, s.chosen), true
+}
+
+// retry is common_topo_choose_nodes after a failed evaluation (retryLoop),
+// skipped when the largest maxN free CPU counts cannot cover the job: then
+// no subset of the nodes can either, and the loop, up to one evaluation per
+// node, would end in the same failure.
+func (s *selection) retry() (*pick, bool) {
+	var cpus []int
+	s.eligible.Each(func(id uint32) bool {
+		cpus = append(cpus, s.p.avail[id])
+		return true
+	})
+	slices.SortFunc(cpus, func(a, b int) int { return b - a })
+	top := 0
+	for _, c := range cpus[:min(s.maxN, len(cpus))] {
+		top += c
+	}
+	if top < s.minCPUs {
+		return nil, false
+	}
+	return s.retryLoop()
+}
+
+// retryLoop is common_topo_choose_nodes' answer to a failed evaluation, "to
+// avoid a possible knapsack problem": it takes the eligible nodes that are
+// not required out one at a time, fewest resources first (avail_res_prod:
+// free CPUs, times free GPUs for a job that asks for GPUs; lowest index
+// among equals, as glibc's merge-sort qsort keeps them), and evaluates
+// again, until an evaluation succeeds, no more than the job's minimum node
+// count is left, or the last such node would be taken out. So a few
+// partly used nodes ahead of idle ones no longer sink a multi-node job
+// that needs whole nodes.
+func (s *selection) retryLoop() (*pick, bool) {
+	p, r := s.p, s.r
+	var ids []uint32
+	left := 0
+	s.eligible.Each(func(id uint32) bool {
+		left++
+		if s.required == nil || !s.required.Has(id) {
+			ids = append(ids, id)
+		}
+		return true
+	})
+	gpus := r.GPUsPerJob > 0 || r.GPUsPerNode > 0
+	prod := func(id uint32) int {
+		if gpus {
+			return p.avail[id] * p.availGPU[id]
+		}
+		return p.avail[id]
+	}
+	slices.SortStableFunc(ids, func(a, b uint32) int { return prod(a) - prod(b) })
+	for k, id := range ids {
+		if left <= s.minN || k == len(ids)-1 {
+			break
+		}
+		s.eligible.Del(id)
+		left--
+		if pk, ok := s.consec(); ok {
+			return pk, true
+		}
+	}
+	return nil, false
 }
 
 // need is what a job still needs while nodes are taken for it: the
