@@ -368,10 +368,37 @@ var fieldNames = [numFields]string{
 }
 
 func fieldByName(key []byte) (field, bool) {
-	for f, name := range fieldNames {
-		if string(key) == name {
-			return field(f), true
-		}
+	// A switch on the constant names: the compiler dispatches on length
+	// and content, where a loop compared every name in turn.
+	switch string(key) {
+	case "name":
+		return fName, true
+	case "extra":
+		return fExtra, true
+	case "features":
+		return fFeatures, true
+	case "rank":
+		return fRank, true
+	case "cpus":
+		return fCPUs, true
+	case "sockets":
+		return fSockets, true
+	case "cores_per_socket":
+		return fCoresPerSocket, true
+	case "threads_per_core":
+		return fThreadsPerCore, true
+	case "boards":
+		return fBoards, true
+	case "memory_mb":
+		return fMemoryMB, true
+	case "gres":
+		return fGres, true
+	case "weight":
+		return fWeight, true
+	case "state":
+		return fState, true
+	case "partitions":
+		return fPartitions, true
 	}
 	return 0, false
 }

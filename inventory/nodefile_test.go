@@ -200,3 +200,16 @@ func TestNodeExtraNestedPastJSONCLimitWarns(t *testing.T) {
 		t.Fatalf("scontrol JSON: warnings %v, err %v; want one warning", warnings, err)
 	}
 }
+
+func TestFieldByNameKnowsEveryField(t *testing.T) {
+	for f, name := range fieldNames {
+		if got, ok := fieldByName([]byte(name)); !ok || got != field(f) {
+			t.Errorf("fieldByName(%q) = %d, %t; want %d", name, got, ok, f)
+		}
+	}
+	for _, name := range []string{"", "Name", "names", "nam", "extras"} {
+		if _, ok := fieldByName([]byte(name)); ok {
+			t.Errorf("fieldByName(%q) accepted", name)
+		}
+	}
+}

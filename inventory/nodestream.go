@@ -5,7 +5,6 @@ import (
 	"errors"
 	"hash/maphash"
 	"io"
-	"math"
 	"slices"
 	"sync"
 
@@ -484,15 +483,11 @@ func (r *lineParser) extra(n *index.Node, line []byte, i int) (int, error) {
 	if i >= len(line) || line[i] != '{' {
 		return 0, errDecline
 	}
-	sc := scanner{b: line}
-	end, err := sc.value(i, 1)
-	if err != nil {
+	end, ok := plainValue(line, i, 1, r.lim.MaxFeatures)
+	if !ok {
 		return 0, errDecline
 	}
 	raw := line[i:end]
-	if depth, items := shape(raw); depth > streamMaxDepth || items > r.lim.MaxFeatures {
-		return 0, errDecline
-	}
 	if len(r.slab) < len(raw) {
 		r.slab = make([]byte, max(64<<10, len(raw)))
 	}
@@ -502,47 +497,73 @@ func (r *lineParser) extra(n *index.Node, line []byte, i int) (int, error) {
 	return end, nil
 }
 
-// shape returns how deep arrays and objects nest in raw (scanned, valid
-// JSON) and the most items any of them holds, counted as largestContainer
-// counts. A byte outside ASCII or an escape makes the depth too deep, so
-// that the caller declines.
-func shape(raw []byte) (depth, items int) {
-	var commas [streamMaxDepth + 1]int
-	var nonEmpty [streamMaxDepth + 1]bool
-	d := 0
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case isSpace(c):
-			continue
-		case c >= 0x80:
-			return math.MaxInt, 0
-		case c == '"':
-			for i++; raw[i] != '"'; i++ {
-				if raw[i] == '\\' || raw[i] >= 0x80 {
-					return math.MaxInt, 0
-				}
-			}
-		case c == '{' || c == '[':
-			nonEmpty[d] = true
-			if d++; d > streamMaxDepth {
-				return d, 0
-			}
-			depth = max(depth, d)
-			commas[d], nonEmpty[d] = 0, false
-			continue
-		case c == '}' || c == ']':
-			if nonEmpty[d] {
-				items = max(items, commas[d]+1)
-			}
-			d--
-			continue
-		case c == ',':
-			commas[d]++
-			continue
-		}
-		nonEmpty[d] = true
+// plainValue returns the end of the JSON value at b[i], a container
+// nested inside depth-1 others, checking it as the streaming reader takes
+// extra data: valid JSON whose strings are plainString's, whose arrays and
+// objects nest at most streamMaxDepth deep and hold at most maxItems items
+// each. One pass validates and measures: the general reader's scanner, a
+// depth count and an item count were three.
+func plainValue(b []byte, i, depth, maxItems int) (int, bool) {
+	if i >= len(b) {
+		return i, false
 	}
-	return depth, items
+	switch c := b[i]; {
+	case c == '"':
+		return plainString(b, i)
+	case c == '{' || c == '[':
+		if depth > streamMaxDepth {
+			return i, false
+		}
+		closing := byte(']')
+		if c == '{' {
+			closing = '}'
+		}
+		if i = ws(b, i+1); i < len(b) && b[i] == closing {
+			return i + 1, true
+		}
+		for items := 1; items <= maxItems; items++ {
+			if c == '{' {
+				end, ok := plainString(b, i)
+				if !ok {
+					return i, false
+				}
+				if i = ws(b, end); i >= len(b) || b[i] != ':' {
+					return i, false
+				}
+				i = ws(b, i+1)
+			}
+			end, ok := plainValue(b, i, depth+1, maxItems)
+			if !ok {
+				return i, false
+			}
+			switch i = ws(b, end); {
+			case i < len(b) && b[i] == ',':
+				i = ws(b, i+1)
+			case i < len(b) && b[i] == closing:
+				return i + 1, true
+			default:
+				return i, false
+			}
+		}
+		return i, false
+	case c == 't':
+		return literalEnd(b, i, "true")
+	case c == 'f':
+		return literalEnd(b, i, "false")
+	case c == 'n':
+		return literalEnd(b, i, "null")
+	}
+	sc := scanner{b: b}
+	end, err := sc.number(i)
+	return end, err == nil
+}
+
+// literalEnd returns the end of word at b[i].
+func literalEnd(b []byte, i int, word string) (int, bool) {
+	if !bytes.HasPrefix(b[i:], []byte(word)) {
+		return i, false
+	}
+	return i + len(word), true
 }
 
 // isSpace reports JSON white space.
