@@ -112,7 +112,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			}
 		} else if failed[r.part] {
 			if !cleared[r.part] {
-				avail.AndNot(partNodes)
+				withhold(avail, partNodes)
 				cleared[r.part] = true
 			}
 			if j.Reason == ReasonNone || j.Reason == ReasonResources {
@@ -197,9 +197,20 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 		case failByPart:
 			failed[r.part] = true
 			cleared[r.part] = true
-			avail.AndNot(partNodes)
+			withhold(avail, partNodes)
 		}
 	}
+}
+
+// withhold takes nodes out of avail. A blocked partition usually holds
+// every node left (one partition), which clearing finds without the
+// container conversions of AndNot.
+func withhold(avail, nodes *roaring.Bitmap) {
+	if n := avail.GetCardinality(); n == 0 || avail.AndCardinality(nodes) == n {
+		avail.Clear()
+		return
+	}
+	avail.AndNot(nodes)
 }
 
 // pending lists the pending jobs.

@@ -105,31 +105,16 @@ func (m *Memo) Put(s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
 	return &e.Answer
 }
 
-// memoHash mixes the key's fields (hashing a struct key with strings in a
-// Go map cost more than the rest of a lookup).
+// memoHash mixes the candidates and the fields that tell a pass's
+// requests apart; Get compares the whole key, so the rest can be left out
+// of the hash (hashing every field cost more than the rest of a lookup).
 func memoHash(s *Shape, extra int, cand bitset.Set) uint64 {
 	h := uint64(len(cand))
 	for _, w := range cand {
 		h = mix(h, w)
 	}
-	for _, v := range [...]int{s.MinNodes, s.MaxNodes, s.ReqNodes, s.NTasks, s.CPUsPerTask, s.NTasksPerNode, s.NTasksPerCore,
-		s.NTasksPerSocket, s.SocketsPerNode, s.CoresPerSocket, s.ThreadsPerCore, s.MinCPUsPerNode, s.MinCPUsTotal,
-		s.GPUsPerNode, s.GPUsPerJob, s.PlaneSize, int(s.Distribution), extra} {
+	for _, v := range [...]int{s.MinNodes, s.MaxNodes, s.NTasks, s.CPUsPerTask, extra, len(s.Partition)} {
 		h = mix(h, uint64(v))
-	}
-	h = mix(mix(h, s.MemPerNode), s.MemPerCPU)
-	var flags uint64
-	for i, b := range [...]bool{s.MemPerNodeSet, s.Contiguous, s.Exclusive, s.OverSubscribe, s.Preemptable, s.CoreDistSet} {
-		if b {
-			flags |= 1 << i
-		}
-	}
-	h = mix(h, flags)
-	for _, str := range [...]string{s.GPUType, s.Partition} {
-		h = mix(h, uint64(len(str)))
-		for i := 0; i < len(str); i++ {
-			h = mix(h, uint64(str[i]))
-		}
 	}
 	return h
 }
