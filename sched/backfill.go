@@ -152,7 +152,7 @@ recordLoop:
 			// The advance reservations (job_test_resv): the nodes they
 			// leave the job from startRes, which a reservation that
 			// covers the job's partition or node list moves on.
-			allowed, overlap, rc, when := q.resvTest(j, r.part, startRes, limit, true)
+			allowed, overlap, rc, when := q.resvTest(e, r.part, startRes, limit, true)
 			if rc != resvOK {
 				j.Start = origStart
 				break
@@ -222,7 +222,7 @@ recordLoop:
 				aStart = startRes
 			}
 			start := max(aStart, startRes)
-			if !noReserve && start > max(startRes, now) && q.crossesResv(j, r.part, chosen, start, limit) {
+			if !noReserve && start > max(startRes, now) && q.crossesResv(j, chosen, start, limit) {
 				// Will-run found a later start than the one the
 				// reservations were tested at, and there the nodes meet
 				// a reservation: Slurm would plan the job across it; sift

@@ -250,7 +250,7 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 	// ever is where the job could run were every node free: its
 	// reservation's nodes, for a job in one.
 	ever := pr.cands
-	allowed, overlap, rc, _ := q.resvTest(j, part, now, dur, false)
+	allowed, overlap, rc, _ := q.resvTest(e, part, now, dur, false)
 	maint := false
 	switch {
 	case j.Reservation != "" && rc != resvOK:
@@ -290,7 +290,7 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 			return nodeNotAvail
 		}
 	}
-	a, err := q.plugin.Select(req, use, job.RunNow, now)
+	a, err := q.selectFlex(j, req, use, now)
 	if err != nil {
 		if errors.Is(err, job.ErrNever) {
 			// Not runnable on the available nodes even when they are
@@ -443,7 +443,7 @@ func (q *Queue) estimateStarts(now int64) {
 		}
 		// Start-time estimates skip what the reservations keep from the
 		// job, as _compute_start_times asks job_test_resv.
-		allowed, _, rc, when := q.resvTest(j, r.part, now, limitSeconds(pr.req.TimeLimit), true)
+		allowed, _, rc, when := q.resvTest(e, r.part, now, limitSeconds(pr.req.TimeLimit), true)
 		if rc != resvOK {
 			continue
 		}

@@ -318,6 +318,12 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 	if err != nil {
 		return err
 	}
+	if !q.fitsReservation(e, now) {
+		if q.opt.Limits != nil {
+			q.opt.Limits.End(j, now)
+		}
+		return &JobError{Job: j.ID, Err: &RefusedError{Err: ErrNodeConfigUnavailable}}
+	}
 	if !q.fitsNodeLimit(e, now) {
 		q.opt.Limits.End(j, now)
 		return &JobError{Job: j.ID, Err: &RefusedError{Err: ErrNodeConfigUnavailable}}

@@ -8,6 +8,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/position"
 	"github.com/nodesift/sift/select/bitset"
+	"github.com/nodesift/sift/select/job"
 )
 
 // ResvFlags are the Flags= of an advance reservation that sift models.
@@ -291,12 +292,14 @@ const (
 	resvBusy
 )
 
-// resvTest is job_test_resv for job j in part over [start, start+dur):
+// resvTest is job_test_resv for e's job in part over [start, start+dur):
 // the nodes the reservations leave it (nil: no restriction), whether a
 // reservation overlapped its nodes (resv_overlap), and the answer. With
 // move, a blocking reservation moves start to its end and the test is
 // retried (up to 10 times, as Slurm); start is returned.
-func (q *Queue) resvTest(j *Job, part string, start, dur int64, move bool) (allowed *roaring.Bitmap, overlap bool, rc resvResult, when int64) {
+func (q *Queue) resvTest(e *entry, part string, start, dur int64, move bool) (allowed *roaring.Bitmap, overlap bool, rc resvResult, when int64) {
+	j := e.j
+	req := e.parts[part].req.RequiredSet
 	when = start
 	if j.Reservation != "" {
 		s := q.resv(j.Reservation)
@@ -315,7 +318,6 @@ func (q *Queue) resvTest(j *Job, part string, start, dur int64, move bool) (allo
 			case when > r.End:
 				return nil, false, resvInvalid, r.End
 			}
-			req := q.jobs[j.ID].parts[part].req.RequiredSet
 			if req != nil && !req.IsEmpty() && r.Flags&ResvAnyNodes == 0 && !isSubset(req, r.Nodes) {
 				return nil, false, resvInvalid, when
 			}
@@ -344,7 +346,6 @@ func (q *Queue) resvTest(j *Job, part string, start, dur int64, move bool) (allo
 		return nil, false, resvOK, when
 	}
 	partNodes := q.cl.Partitions[part].Nodes
-	req := q.jobs[j.ID].parts[part].req.RequiredSet
 	for try := 0; ; try++ {
 		allowed, overlap, rc = q.cl.Usable.Clone(), false, resvOK
 		for _, s := range q.resvs {
@@ -411,16 +412,76 @@ func (q *Queue) resvUsableNow(j *Job, now int64) bool {
 	return now >= r.Start && now <= r.End && (r.NodeCount > 0 || r.Flags&ResvAnyNodes != 0)
 }
 
-// crossesResv reports whether job j, run on nodes in part from start for
-// dur seconds, would use nodes the reservations keep from it then.
-func (q *Queue) crossesResv(j *Job, part string, chosen bitset.Set, start, dur int64) bool {
+// crossesResv reports whether job j, run on the chosen nodes from start
+// for dur seconds, would use nodes another reservation holds then (a job
+// of a MAINT reservation may). The job's own reservation may have ended:
+// Slurm plans such a job all the same.
+func (q *Queue) crossesResv(j *Job, chosen bitset.Set, start, dur int64) bool {
 	if len(q.resvs) == 0 {
 		return false
 	}
-	nodes := chosen.Roaring()
-	allowed, _, rc, _ := q.resvTest(j, part, start, dur, false)
-	if rc != resvOK {
+	if own := q.resv(j.Reservation); own != nil && own.r.Flags&ResvMaint != 0 {
+		return false
+	}
+	var nodes *roaring.Bitmap
+	for _, s := range q.resvs {
+		r := s.r
+		if r.Name == j.Reservation || r.Nodes == nil || !r.overlaps(start, start+dur) {
+			continue
+		}
+		if nodes == nil {
+			nodes = chosen.Roaring()
+		}
+		if nodes.Intersects(r.Nodes) {
+			return true
+		}
+	}
+	return false
+}
+
+// selectFlex is select_nodes' run-now selection on use; a job of a FLEX
+// reservation gets the reservation's nodes first (_build_node_list puts
+// them in a node set of their own), the others only when it does not fit
+// on those alone.
+func (q *Queue) selectFlex(j *Job, req *job.Request, use *roaring.Bitmap, now int64) (*job.Allocation, error) {
+	if s := q.resv(j.Reservation); s != nil && s.r.Flags&ResvFlex != 0 && s.r.Nodes != nil {
+		if in := roaring.And(use, s.r.Nodes); !in.IsEmpty() && !in.Equals(use) {
+			if a, err := q.plugin.Select(req, in, job.RunNow, now); err == nil {
+				return a, nil
+			}
+		}
+	}
+	return q.plugin.Select(req, use, job.RunNow, now)
+}
+
+// fitsReservation is job_allocate's submit-time selection for a job
+// naming a reservation that is active: false when in none of its
+// partitions could the job ever run on the reservation's nodes (or its
+// node list lies outside them), so that sbatch fails with
+// ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE. A reservation that starts
+// later, or that another reservation empties, leaves the job pending.
+func (q *Queue) fitsReservation(e *entry, now int64) bool {
+	j := e.j
+	if j.Reservation == "" {
 		return true
 	}
-	return allowed != nil && !isSubset(nodes, allowed)
+	for _, p := range j.Partitions {
+		pr := e.parts[p]
+		if pr == nil || pr.err != nil {
+			return true
+		}
+		allowed, overlap, rc, _ := q.resvTest(e, p, now, limitSeconds(pr.req.TimeLimit), false)
+		switch {
+		case rc == resvLater:
+			return true
+		case rc != resvOK:
+			continue
+		case allowed == nil || overlap:
+			return true
+		}
+		if _, err := q.plugin.Select(pr.req, roaring.And(pr.cands, allowed), job.TestOnly, now); err == nil {
+			return true
+		}
+	}
+	return false
 }

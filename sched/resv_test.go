@@ -69,10 +69,6 @@ func TestReservationRules(t *testing.T) {
 			f.resv("r", "n1,n2,n3,n4", 0, 1600, 5000, 0)
 			f.submit(2, 100, "nodes=4,time=10")
 		}, []string{"RUNNING n1,n2,n3,n4"}},
-		{"a job too big for its reservation never runs in it", func(f *fixture) {
-			f.resv("r", "n3,n4", 0, 0, 5000, 0)
-			f.submit(2, 100, "nodes=3,time=10", inResv("r"))
-		}, []string{"PENDING BadConstraints"}},
 		{"a reservation job blocks only its reservation, not the partition", func(f *fixture) {
 			f.resv("r", "n3,n4", 0, 0, 5000, 0)
 			f.running(10, "batch", "n3", 0, 9000)
@@ -84,10 +80,10 @@ func TestReservationRules(t *testing.T) {
 			f.resv("r", "n4", 0, 0, 5000, ResvFlex)
 			f.submit(2, 100, "nodes=2,time=10", inResv("r"))
 		}, []string{"RUNNING n1,n2"}},
-		{"a FLEX reservation job may start before it", func(f *fixture) {
+		{"a FLEX reservation job may start before it, on its nodes first", func(f *fixture) {
 			f.resv("r", "n4", 0, 2000, 5000, ResvFlex)
 			f.submit(2, 100, "nodes=1,time=10", inResv("r"))
-		}, []string{"RUNNING n1"}},
+		}, []string{"RUNNING n4"}},
 		{"an ANY_NODES reservation job may use any node", func(f *fixture) {
 			f.resv("r", "n4", 0, 0, 5000, ResvAnyNodes)
 			f.submit(2, 100, "nodes=3,time=10", inResv("r"))
@@ -109,8 +105,7 @@ func TestReservationRules(t *testing.T) {
 		{"a node list inside a reservation meets it", func(f *fixture) {
 			f.resv("r", "n2,n3", 0, 0, 5000, 0)
 			f.submit(2, 100, "nodes=1,nodelist=n3,time=10", inResv("r"))
-			f.submit(3, 90, "nodes=1,nodelist=n1,time=10", inResv("r"))
-		}, []string{"RUNNING n3", "PENDING Reservation"}},
+		}, []string{"RUNNING n3"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFixture(t, nodesN("n", 1, 4, "batch"), Builtin{}, DefaultConfig(), nil, false)
@@ -128,30 +123,33 @@ func TestReservationRules(t *testing.T) {
 
 // TestReservationSubmitChecks: sbatch --reservation is refused for a
 // reservation that does not exist or that the job's user and account may
-// not use (validate_job_resv).
+// not use (validate_job_resv), and for an active one the job could never
+// run in: too few nodes, or a node list outside it (job_allocate).
 func TestReservationSubmitChecks(t *testing.T) {
 	f := newFixture(t, nodesN("n", 1, 2, "batch"), Builtin{}, DefaultConfig(), nil, false)
 	r := &Reservation{Name: "r", NodeCount: 1, Start: 0, End: 5000, Users: []string{"alice"}, Accounts: []string{"phys"}}
 	if err := f.q.AddReservation(r, 0); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		user, account, resv string
-		want                error
+	for i, c := range []struct {
+		user, account, resv, spec string
+		want                      error
 	}{
-		{"alice", "phys", "r", nil},
-		{"alice", "chem", "r", ErrReservationAccess},
-		{"bob", "phys", "r", ErrReservationAccess},
-		{"alice", "phys", "nope", ErrReservationInvalid},
+		{"alice", "phys", "r", "nodes=1,time=10", nil},
+		{"alice", "chem", "r", "nodes=1,time=10", ErrReservationAccess},
+		{"bob", "phys", "r", "nodes=1,time=10", ErrReservationAccess},
+		{"alice", "phys", "nope", "nodes=1,time=10", ErrReservationInvalid},
+		{"alice", "phys", "r", "nodes=2,time=10", ErrNodeConfigUnavailable},
+		{"alice", "phys", "r", "nodes=1,nodelist=n2,time=10", ErrNodeConfigUnavailable},
 	} {
-		req, err := job.ParseSpec("nodes=1,time=10")
+		req, err := job.ParseSpec(c.spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := &Job{ID: uint32(len(f.q.ids) + 100), User: c.user, Account: c.account, Reservation: c.resv, Partitions: []string{"batch"}, Request: req, Priority: 10}
+		j := &Job{ID: uint32(100 + i), User: c.user, Account: c.account, Reservation: c.resv, Partitions: []string{"batch"}, Request: req, Priority: 10}
 		err = f.q.Submit(j, false, 10)
 		if !errors.Is(err, c.want) && !(c.want == nil && err == nil) {
-			t.Errorf("%s/%s in %s: %v, want %v", c.user, c.account, c.resv, err, c.want)
+			t.Errorf("%s/%s in %s (%s): %v, want %v", c.user, c.account, c.resv, c.spec, err, c.want)
 		}
 	}
 }

@@ -31,6 +31,7 @@ const (
 	evEnd uint8 = iota
 	evNode
 	evCancel
+	evResv
 )
 
 type event struct {
@@ -206,6 +207,23 @@ func Run(tr *workload.Trace, opt Options) (*Result, error) {
 			}
 		}
 		r.push(r.base+ev.Time, evNode, i)
+	}
+	for i, rv := range opt.Reservations {
+		nodes := roaring.New()
+		for _, name := range rv.Nodes {
+			id, ok := opt.Cluster.Snap.ID(name)
+			if !ok {
+				return nil, fmt.Errorf("%w: reservation %d: no node %q", ErrOptions, i, name)
+			}
+			nodes.Add(id)
+		}
+		res := &sched.Reservation{Name: rv.Name, Nodes: nodes, Start: r.base + rv.Start, End: r.base + rv.End, Users: []string{"root"}, Flags: rv.Flags}
+		if err := r.q.AddReservation(res, r.base); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
+		}
+		// Its start and end make the next backfill pass due.
+		r.push(res.Start, evResv, i)
+		r.push(res.End, evResv, i)
 	}
 	if err := r.loop(); err != nil {
 		return nil, err
@@ -416,6 +434,9 @@ func (r *run) handle(ev event, t int64) error {
 		r.recs[i].State = stateCancelled
 		r.npending--
 		return r.finish(i, sched.Cancelled, t)
+	case evResv:
+		q.NodesChanged(t)
+		return nil
 	case evNode:
 		ne := r.opt.NodeEvents[ev.ref]
 		cl := r.opt.Cluster

@@ -127,6 +127,21 @@ func TestNodeDownEndsItsJobsAndUpBringsItBack(t *testing.T) {
 	}
 }
 
+// TestReservationKeepsJobsOff: no job runs on a reserved node in its
+// window; a job that would reach into it waits for its end, while a short
+// one fits before it.
+func TestReservationKeepsJobsOff(t *testing.T) {
+	jobs := []workload.Job{wj(1, 0, 2, 100, 120), wj(2, 10, 1, 50, 60), wj(3, 20, 2, 60, 60)}
+	res := simulate(t, 2, Backfill, jobs, func(o *Options) {
+		o.Reservations = []Reservation{{Name: "maint", Start: 200, End: 1000, Nodes: []string{"n1", "n2"}}}
+	})
+	// Job 3 starts at the first pass after the reservation ends (the
+	// full main pass every sched_interval).
+	if got, want := schedule(res), "1:3-103 2:103-153 3:1020-1080"; got != want {
+		t.Fatalf("schedule %s, want %s", got, want)
+	}
+}
+
 // TestCancelledJobLeavesTheQueue: a job the trace cancelled before it
 // started is cancelled at its recorded wait if still pending.
 func TestCancelledJobLeavesTheQueue(t *testing.T) {

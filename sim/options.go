@@ -120,6 +120,17 @@ type NodeEvent struct {
 	Down  bool
 }
 
+// Reservation is an advance reservation during a run (a maintenance
+// window, say): from Start to End (seconds from the trace's start) no trace
+// job runs on Nodes, or is planned there, as slurmctld keeps a reservation's
+// nodes from the jobs that do not name it.
+type Reservation struct {
+	Name       string
+	Start, End int64
+	Nodes      []string
+	Flags      sched.ResvFlags
+}
+
 // Options configure a simulation.
 type Options struct {
 	// Cluster and Plugin are the nodes and the select plugin over them;
@@ -142,6 +153,8 @@ type Options struct {
 	Overrun    Overrun
 	// NodeEvents take nodes down and up during the run.
 	NodeEvents []NodeEvent
+	// Reservations are made before the first job.
+	Reservations []Reservation
 	// Priority, when set, is the queue's priority plugin (see
 	// sched.Options); without it jobs keep FIFO priorities.
 	Priority sched.Priority
