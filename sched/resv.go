@@ -485,3 +485,28 @@ func (q *Queue) fitsReservation(e *entry, now int64) bool {
 	}
 	return false
 }
+
+// resvBoundary reports whether a reservation started or ended in
+// (after, now].
+func (q *Queue) resvBoundary(after, now int64) bool {
+	for _, s := range q.resvs {
+		if (s.r.Start > after && s.r.Start <= now) || (s.r.End > after && s.r.End <= now) {
+			return true
+		}
+	}
+	return false
+}
+
+// nextResvBoundary is the first reservation start or end after now, 0
+// for none.
+func (q *Queue) nextResvBoundary(now int64) int64 {
+	var next int64
+	for _, s := range q.resvs {
+		for _, t := range []int64{s.r.Start, s.r.End} {
+			if t > now && (next == 0 || t < next) {
+				next = t
+			}
+		}
+	}
+	return next
+}

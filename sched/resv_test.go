@@ -241,3 +241,25 @@ func TestParseResvFlags(t *testing.T) {
 		t.Error("DAILY accepted")
 	}
 }
+
+// TestTickWakesAtReservationBoundaries: NextTick foresees a reservation's
+// end, and the Tick there runs backfill (the reservation's nodes changed
+// state), which starts the job it held back.
+func TestTickWakesAtReservationBoundaries(t *testing.T) {
+	f := backfillFixture(t, nodesN("n", 1, 2, "batch"))
+	f.resv("r", "n1,n2", 0, 0, 2000, 0)
+	j := f.submit(2, 100, "nodes=1,time=10")
+	for now := int64(1000); now < 1990; now = f.q.NextTick(now) {
+		f.q.Tick(now)
+	}
+	if j.State != Pending {
+		t.Fatalf("job %s before the reservation ends", j.State)
+	}
+	if next := f.q.NextTick(1990); next != 2000 {
+		t.Fatalf("NextTick(1990) = %d, want the reservation's end 2000", next)
+	}
+	f.q.Tick(2000)
+	if got := f.outcome(j); got != "RUNNING n1" {
+		t.Errorf("at the reservation's end: %s", got)
+	}
+}

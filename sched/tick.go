@@ -12,6 +12,7 @@ type passClock struct {
 	update                     int64 // last job, node or partition change
 	queued                     int   // job_sched_cnt: passes asked with a delay
 	immediate                  bool  // schedule(false) asked
+	lastTick                   int64
 }
 
 func seconds(d time.Duration) int64 { return int64(d / time.Second) }
@@ -33,6 +34,11 @@ func (q *Queue) Tick(now int64) *Pass {
 		c.started = true
 		c.lastFull, c.lastMain, c.lastBF, c.lastEstimate = now, now, now, now
 	}
+	if q.resvBoundary(c.lastTick, now) {
+		// A reservation started or ended: its nodes changed state.
+		c.update = now
+	}
+	c.lastTick = now
 	call, full := false, false
 	if now-c.lastFull >= seconds(q.cfg.SchedInterval) {
 		call, full = true, true
@@ -68,7 +74,8 @@ func (q *Queue) Tick(now int64) *Pass {
 }
 
 // NextTick is the earliest time after now at which Tick would run a pass if
-// nothing changed meanwhile (no submission, end or node change), so that a
+// nothing changed meanwhile (no submission, end or node change; a
+// reservation starting or ending is a change it foresees), so that a
 // simulator can jump from event to event instead of ticking every second
 // and still run the same passes. It is now+1 before the first Tick.
 func (q *Queue) NextTick(now int64) int64 {
@@ -90,6 +97,9 @@ func (q *Queue) NextTick(now int64) int64 {
 	}
 	if g := q.nextGraceEnd(); g > 0 {
 		next = min(next, g)
+	}
+	if b := q.nextResvBoundary(now); b > now {
+		next = min(next, b)
 	}
 	return max(next, now+1)
 }

@@ -221,7 +221,8 @@ func Run(tr *workload.Trace, opt Options) (*Result, error) {
 		if err := r.q.AddReservation(res, r.base); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrOptions, err)
 		}
-		// Its start and end make the next backfill pass due.
+		// Its start and end are events, so the run goes on until it
+		// ends; Tick notes them as node changes.
 		r.push(res.Start, evResv, i)
 		r.push(res.End, evResv, i)
 	}
@@ -435,7 +436,6 @@ func (r *run) handle(ev event, t int64) error {
 		r.npending--
 		return r.finish(i, sched.Cancelled, t)
 	case evResv:
-		q.NodesChanged(t)
 		return nil
 	case evNode:
 		ne := r.opt.NodeEvents[ev.ref]

@@ -185,22 +185,10 @@ func replayAccountingCase(ci int, conf, sacctmgr string, c labCase) (diffs, subm
 	var ids []uint32
 	var seen []string // Slurm's state and reason of each earlier submission
 	for si, step := range c.Jobs {
-		switch {
-		case strings.HasPrefix(step.Action, "cancel:"):
-			n, _ := strconv.Atoi(strings.TrimPrefix(step.Action, "cancel:"))
-			if n >= 1 && n <= len(ids) && ids[n-1] != 0 {
-				if j, ok := q.Job(ids[n-1]); ok && !j.State.Finished() {
-					if err := q.Finish(ids[n-1], sched.Cancelled, now); err != nil {
-						return nil, nil, err
-					}
-				}
+		if done, err := replayAction(q, step.Action, ids, &now); done || err != nil {
+			if err != nil {
+				return nil, nil, err
 			}
-			q.Tick(now)
-			continue
-		case strings.HasPrefix(step.Action, "sleep:"):
-			s, _ := strconv.ParseFloat(strings.TrimPrefix(step.Action, "sleep:"), 64)
-			now += int64(s + 0.5)
-			q.Tick(now)
 			continue
 		}
 		id := uint32(ci*1000 + si + 1)
@@ -265,6 +253,30 @@ func replayAccountingCase(ci int, conf, sacctmgr string, c labCase) (diffs, subm
 		}
 	}
 	return diffs, submitDiffs, nil
+}
+
+// replayAction replays a lab step "cancel:N" (the N-th submission, ids
+// holding 0 for a refused one) or "sleep:SECONDS" (the clock moves on) at
+// *now, then ticks the queue; done is false for any other step.
+func replayAction(q *sched.Queue, action string, ids []uint32, now *int64) (done bool, err error) {
+	switch {
+	case strings.HasPrefix(action, "cancel:"):
+		n, _ := strconv.Atoi(strings.TrimPrefix(action, "cancel:"))
+		if n >= 1 && n <= len(ids) && ids[n-1] != 0 {
+			if j, ok := q.Job(ids[n-1]); ok && !j.State.Finished() {
+				if err := q.Finish(ids[n-1], sched.Cancelled, *now); err != nil {
+					return true, err
+				}
+			}
+		}
+	case strings.HasPrefix(action, "sleep:"):
+		s, _ := strconv.ParseFloat(strings.TrimPrefix(action, "sleep:"), 64)
+		*now += int64(s + 0.5)
+	default:
+		return false, nil
+	}
+	q.Tick(*now)
+	return true, nil
 }
 
 // replayQueue is the recording's cluster with its accounting, scheduled

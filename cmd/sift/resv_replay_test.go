@@ -107,16 +107,53 @@ func TestReservationRecordingsReplay(t *testing.T) {
 
 // resvKnown are the recorded scenarios where sift still differs from
 // Slurm, by file and scenario id, each with its cause (docs/COMPATIBILITY.md).
-var resvKnown = map[string]string{}
+var resvKnown = map[string]string{
+	"resv-builtin.json/b07": passTiming,
+	"resv.json/r26":         planAcrossResv,
+	"resv.json/r27":         planAcrossResv,
+	"resv-cons.json/r26":    planAcrossResv,
+	// select/constres's will-run spreads a 4-task job over the two nodes
+	// that free at the same time; Slurm's cons_tres plans it on one
+	// (sched's backfill on a cluster of 4 nodes of 4 CPUs shows it without
+	// any reservation).
+	"resv-cons.json/s08": "cons_tres will-run spreads the tasks over the nodes",
+	"resv-cons.json/s13": planAcrossResv,
+}
+
+// planAcrossResv: Slurm's backfill tests the advance reservations at the
+// time a round starts from and takes will-run's later start as it comes,
+// so its plan crosses a reservation the job could not start into; sift
+// tests them again at that start and plans the job after the
+// reservation (an improvement: no plan crosses a reservation).
+const planAcrossResv = "Slurm's backfill plans across a later reservation"
+
+// passTiming (declared with the accounting replay) also explains b07:
+// slurmctld runs a main pass at the next second after submissions, and
+// sometimes one more during the last 3 s step, which re-tests the first
+// job once the second one runs (Resources); sift, like b08 (whose
+// slurmctld.log at debug3 shows no further pass) and r46 (recorded twice:
+// Resources, then ReqNodeNotAvail), leaves the reason of the pass that
+// started the second job (ReqNodeNotAvail).
 
 // resvSubmitTimeKnown says why a reason Slurm showed right after a
 // submission may differ from sift's, or "" when it may not: slurmctld
-// tries a new job at once (job_allocate), alone, before any pass, so a job
-// behind a higher one that cannot start shows that attempt's Resources
-// until the next main pass gives it Priority.
+// tries a new job at once (job_allocate), alone, before any pass, and the
+// lab reads the job as soon as it has a reason; sift has no such attempt.
+// The states after the last step must agree all the same.
 func resvSubmitTimeKnown(slurm, sift string) string {
-	if slurm == "PENDING Resources" && sift == "PENDING Priority" {
+	switch {
+	case strings.HasPrefix(slurm, "PENDING ") && strings.HasPrefix(sift, "PENDING "):
+		// The attempt tests the job alone, against the jobs running
+		// then; the pass tests it behind the higher ones.
 		return "submit-time attempt"
+	case strings.HasPrefix(slurm, "RUNNING ") && strings.HasPrefix(sift, "PENDING "):
+		// The attempt started it alone, before the pass in which a
+		// higher job holds its nodes; the pass would not.
+		return "submit-time start"
+	case slurm == "PENDING Priority":
+		// _top_priority: the attempt is not made while a higher job
+		// of an overlapping partition pends; the pass starts it.
+		return "submit-time attempt skipped"
 	}
 	return ""
 }
@@ -132,24 +169,13 @@ func replayResvCase(ci int, conf string, c resvCase) (diffs, submitDiffs []strin
 	var slurmBase int64 // the lab's clock at the first reservation step
 	var ids []uint32
 	for si, step := range c.Jobs {
-		switch {
-		case strings.HasPrefix(step.Action, "cancel:"):
-			n, _ := strconv.Atoi(strings.TrimPrefix(step.Action, "cancel:"))
-			if n >= 1 && n <= len(ids) && ids[n-1] != 0 {
-				if j, ok := q.Job(ids[n-1]); ok && !j.State.Finished() {
-					if err := q.Finish(ids[n-1], sched.Cancelled, now); err != nil {
-						return nil, nil, err
-					}
-				}
+		if done, err := replayAction(q, step.Action, ids, &now); done || err != nil {
+			if err != nil {
+				return nil, nil, err
 			}
-			q.Tick(now)
 			continue
-		case strings.HasPrefix(step.Action, "sleep:"):
-			s, _ := strconv.ParseFloat(strings.TrimPrefix(step.Action, "sleep:"), 64)
-			now += int64(s + 0.5)
-			q.Tick(now)
-			continue
-		case strings.HasPrefix(step.Action, "resv:"):
+		}
+		if strings.HasPrefix(step.Action, "resv:") {
 			if slurmBase == 0 {
 				slurmBase = step.Slurm.AskedEpoch - (now - 1_800_000_000)
 			}
@@ -213,11 +239,6 @@ func replayResvCase(ci int, conf string, c resvCase) (diffs, submitDiffs []strin
 			continue
 		}
 		q.Tick(now)
-		// slurmctld tries a new job at once (job_allocate) and then runs
-		// the pass the submission asked for, which sees what that attempt
-		// started; sift's Tick ran one pass over all: a second pass
-		// re-tests the jobs ahead of the new one as that pass does.
-		q.MainPass(now, false, &sched.Pass{})
 		got, wantText := resvJobText(cl, j), want.State+" "+slurmReason(want)
 		if got != wantText {
 			if why := resvSubmitTimeKnown(wantText, got); why != "" {
@@ -259,6 +280,9 @@ func replayResvCase(ci int, conf string, c resvCase) (diffs, submitDiffs []strin
 		if j.Start == 0 || got-wantStart > res+10 || wantStart-got > res+10 {
 			diffs = append(diffs, fmt.Sprintf("%s sift expects it at +%ds, Slurm at +%ds", d, got, wantStart))
 		}
+		if want.SqueueNodes != "" && j.PlannedNodes != nil && resvHosts(cl, j.PlannedNodes) != want.SqueueNodes {
+			diffs = append(diffs, fmt.Sprintf("%s sift plans it on %s, Slurm on %s", d, resvHosts(cl, j.PlannedNodes), want.SqueueNodes))
+		}
 	}
 	return diffs, submitDiffs, nil
 }
@@ -284,7 +308,7 @@ func resvQueue(conf string) (*sched.Queue, *job.Cluster, string, error) {
 	var s sched.Scheduler = sched.Builtin{}
 	cfg := sched.DefaultConfig()
 	cfg.BatchSchedDelay = 0
-	var p job.Plugin = constres.New(cl, constres.Config{TrackMemory: true})
+	var p job.Plugin = constres.New(cl, constres.Config{TrackMemory: strings.Contains(conf, "_Memory")})
 	for _, line := range strings.Split(conf, "\n") {
 		switch {
 		case line == "SchedulerType=sched/backfill":
