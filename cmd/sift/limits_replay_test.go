@@ -345,9 +345,9 @@ func labScheduler(conf string) (sched.Scheduler, sched.Config, error) {
 
 // replayJob reads a lab spec (sbatch long options joined by commas): the
 // account, qos, partition (a:b lists several), begin=+N (seconds after
-// submit, returned in Begin), job-name and dependency (TYPE:@K..., @K the
-// K-th submission, in byStep) go to the job, the rest is a `sift select
-// --job` request.
+// submit, returned in Begin), job-name, reservation and dependency
+// (TYPE:@K..., @K the K-th submission, in byStep) go to the job, the rest
+// is a `sift select --job` request.
 func replayJob(id uint32, spec, defPart string, byStep []*sched.Job) (*sched.Job, error) {
 	j := &sched.Job{ID: id, User: "labuser", Name: "wrap"}
 	var rest []string
@@ -368,6 +368,8 @@ func replayJob(id uint32, spec, defPart string, byStep []*sched.Job) (*sched.Job
 			j.Begin = n
 		case "job-name":
 			j.Name = v
+		case "reservation":
+			j.Reservation = v
 		case "dependency":
 			if err := replayDeps(j, v, byStep); err != nil {
 				return nil, err

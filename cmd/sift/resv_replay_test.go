@@ -112,12 +112,7 @@ var resvKnown = map[string]string{
 	"resv.json/r26":         planAcrossResv,
 	"resv.json/r27":         planAcrossResv,
 	"resv-cons.json/r26":    planAcrossResv,
-	// select/constres's will-run spreads a 4-task job over the two nodes
-	// that free at the same time; Slurm's cons_tres plans it on one
-	// (sched's backfill on a cluster of 4 nodes of 4 CPUs shows it without
-	// any reservation).
-	"resv-cons.json/s08": "cons_tres will-run spreads the tasks over the nodes",
-	"resv-cons.json/s13": planAcrossResv,
+	"resv-cons.json/s13":    planAcrossResv,
 }
 
 // planAcrossResv: Slurm's backfill tests the advance reservations at the
@@ -212,13 +207,11 @@ func replayResvCase(ci int, conf string, c resvCase) (diffs, submitDiffs []strin
 			continue
 		}
 		id := uint32(ci*1000 + si + 1)
-		spec, resv := resvSpec(step.Spec)
-		j, err := replayJob(id, spec, defPart)
+		j, err := replayJob(id, step.Spec, defPart, nil)
 		if err != nil {
 			return nil, nil, fmt.Errorf("step %d: %w", si+1, err)
 		}
-		j.Reservation = resv
-		if r, ok := q.Reservation(resv); ok && len(r.Users) > 0 {
+		if r, ok := q.Reservation(j.Reservation); ok && len(r.Users) > 0 {
 			j.User = r.Users[0]
 		}
 		err = q.Submit(j, false, now)
@@ -376,19 +369,6 @@ func resvFromArgs(cl *job.Cluster, args string, now int64) (*sched.Reservation, 
 	}
 	r.End = r.Start + dur*60
 	return r, nil
-}
-
-// resvSpec takes "reservation=NAME" out of a lab spec.
-func resvSpec(spec string) (rest, resv string) {
-	var keep []string
-	for _, item := range strings.Split(spec, ",") {
-		if v, ok := strings.CutPrefix(item, "reservation="); ok {
-			resv = v
-			continue
-		}
-		keep = append(keep, item)
-	}
-	return strings.Join(keep, ","), resv
 }
 
 // resvJobText is a job as the replay compares it: state, and the nodes of
