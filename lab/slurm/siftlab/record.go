@@ -7,6 +7,7 @@
 //	siftlab compare OLD.json NEW.json
 //	siftlab gen -conf FRAGMENT -n N -seed S -out CASES.json
 //	siftlab schedgen -files F -n N -seed S -out DIR
+//	siftlab resvgen -n N -seed S [-cons] [-port P] -out CASES.json
 //
 // A case file has the recording's shape without the "slurm" answers; a
 // recording is also a case file, so old recordings can be recorded again.
@@ -214,6 +215,8 @@ func main() {
 		err = priogen(os.Args[2:])
 	case "schedgen":
 		err = schedgen(os.Args[2:])
+	case "resvgen":
+		err = resvgen(os.Args[2:])
 	case "priorecord":
 		err = priorecord(os.Args[2:])
 	case "bfrecord":
@@ -228,6 +231,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC | schedgen -files F -n N -seed S -out DIR")
+	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC | schedgen -files F -n N -seed S -out DIR | resvgen -n N -seed S [-cons] -out CASES.json")
 	os.Exit(2)
 }
