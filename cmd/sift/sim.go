@@ -254,6 +254,10 @@ func (f *simFlags) simulate(cmd *cobra.Command) (*simOutcome, error) {
 	default:
 		return nil, invalidInput(fmt.Errorf("unknown --priority %q, expected basic or multifactor", f.prio))
 	}
+	if bar := terminalBar(cmd.ErrOrStderr(), 1000, "replay"); bar != nil {
+		opt.Progress = func(done float64) { _ = bar.Set(int(done * 1000)) }
+		defer func() { _ = bar.Finish() }()
+	}
 	res, err := sim.Run(tr, opt)
 	if err != nil {
 		return nil, invalidInput(err)

@@ -16,10 +16,8 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
-	"golang.org/x/term"
 
 	"github.com/nodesift/sift/sim"
 )
@@ -176,9 +174,7 @@ func (f *sweepFlags) run(cmd *cobra.Command, config string) error {
 // progress returns what each finished point calls: a progress bar when w
 // is a terminal, else a plain line per point.
 func (f *sweepFlags) progress(w io.Writer, n int) func(sweepResult, error) {
-	if file, ok := w.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
-		bar := progressbar.NewOptions(n, progressbar.OptionSetWriter(w), progressbar.OptionSetDescription("sweep"),
-			progressbar.OptionShowCount(), progressbar.OptionSetPredictTime(true), progressbar.OptionClearOnFinish())
+	if bar := terminalBar(w, n, "sweep"); bar != nil {
 		return func(sweepResult, error) { _ = bar.Add(1) }
 	}
 	k := 0
