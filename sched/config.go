@@ -101,6 +101,12 @@ type Config struct {
 	// mode) may start again only this long (plus a second) later; Slurm's
 	// default is the credential lifetime, 120 s.
 	RequeueDelay time.Duration
+	// PreemptReorderCount is preempt_reorder_count: how many times the
+	// select plugin re-sorts preemption candidates to preempt fewer jobs
+	// (default 1); PreemptStrictOrder is preempt_strict_order: the job
+	// that let the preemptor fit moves to the top instead.
+	PreemptReorderCount int
+	PreemptStrictOrder  bool
 
 	// BuiltinMaxJobTest is the jobs sched/builtin estimates per pass (its
 	// reading of bf_max_job_test, default 50); BuiltinInterval its period
@@ -128,6 +134,8 @@ func DefaultConfig() Config {
 		BuiltinMaxJobTest: 50,
 		BuiltinInterval:   30 * time.Second,
 		RequeueDelay:      120 * time.Second,
+
+		PreemptReorderCount: 1,
 	}
 }
 
@@ -220,6 +228,11 @@ func ParseSchedulerParameters(base Config, text string) (Config, error) {
 		case "requeue_delay":
 			n, err = num(0, 1<<31-1)
 			c.RequeueDelay = time.Duration(n) * time.Second
+		case "preempt_reorder_count":
+			n, err = num(0, 1<<31-1)
+			c.PreemptReorderCount = int(n)
+		case "preempt_strict_order":
+			c.PreemptStrictOrder = true
 		case "bf_interval":
 			n, err = num(1, 10800)
 			c.BFInterval = time.Duration(n) * time.Second

@@ -229,11 +229,13 @@ func isSubset(a, b *roaring.Bitmap) bool {
 }
 
 // startNow is select_nodes() in run-now mode on the nodes of avail: it
-// starts the job or sets its reason. With preemption the select plugin may
-// answer with victims: they are preempted (p records them) and, unless
-// all are suspended, the job waits for them (busy) and their nodes leave
-// avail. dur is how long the job is taken to run when testing the
-// reservations (its time_min under backfill).
+// starts the job or sets its reason. With preemption, a job that does not
+// fit may preempt running jobs (preemptPlace): with GANG it starts at once
+// beside its suspended victims or after its cancelled and requeued ones
+// (the gang scheduler's way); otherwise its victims are signalled (p
+// records them) and it waits for them (busy), their nodes leaving avail.
+// dur is how long the job is taken to run when testing the reservations
+// (its time_min under backfill).
 func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur int64, p *Pass) outcome {
 	j := e.j
 	pr := e.parts[part]
@@ -242,10 +244,6 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 		return never
 	}
 	req := pr.req
-	if cands := q.preemptCandidates(j, part, now); cands != nil {
-		req.PreemptCandidates, req.PreemptSuspend = cands, q.allSuspend(cands)
-		defer func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }()
-	}
 	use := roaring.And(pr.cands, avail)
 	// ever is where the job could run were every node free: its
 	// reservation's nodes, for a job in one.
@@ -291,6 +289,13 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 		}
 	}
 	a, err := q.selectFlex(j, req, use, now)
+	var victims []uint32
+	gang := false
+	if err != nil && errors.Is(err, job.ErrBusy) {
+		if pa, pv, g := q.preemptPlace(e, part, use, now); pa != nil {
+			a, err, victims, gang = pa, nil, pv, g
+		}
+	}
 	if err != nil {
 		if errors.Is(err, job.ErrNever) {
 			// Not runnable on the available nodes even when they are
@@ -338,9 +343,10 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 			return policy
 		}
 	}
-	if len(a.Preempted) > 0 && req.PreemptCandidates != nil {
-		wait, held := q.preemptVictims(j, a.Preempted, now, p)
-		if wait {
+	if len(victims) > 0 {
+		if gang {
+			q.gangPreempt(j, victims, now, p)
+		} else if wait, held := q.preemptVictims(j, victims, now, p); wait {
 			j.preemptInProgress = true
 			avail.AndNot(held)
 			j.setReason(ReasonResources, "")

@@ -11,11 +11,11 @@ import (
 func TestQueueOrderFollowsSortJobQueue2(t *testing.T) {
 	nodes := append(nodesN("n", 1, 2, "batch"), nodesN("h", 1, 2, "hipart")...)
 	f := newFixture(t, nodes, Builtin{}, DefaultConfig(), nil, false)
-	f.submit(1, 100, "nodes=9", func(j *Job) { j.Submit = 50 })
-	f.submit(2, 200, "nodes=9", func(j *Job) { j.Submit = 60 })
-	f.submit(3, 100, "nodes=9", func(j *Job) { j.Submit = 40 })
-	f.submit(4, 100, "nodes=9", func(j *Job) { j.Submit = 40 })
-	f.submit(5, 1, "nodes=9,partition=batch+hipart", func(j *Job) { j.Submit = 99 })
+	f.submit(1, 100, "nodes=2", func(j *Job) { j.Submit = 50 })
+	f.submit(2, 200, "nodes=2", func(j *Job) { j.Submit = 60 })
+	f.submit(3, 100, "nodes=2", func(j *Job) { j.Submit = 40 })
+	f.submit(4, 100, "nodes=2", func(j *Job) { j.Submit = 40 })
+	f.submit(5, 1, "nodes=2,partition=batch+hipart", func(j *Job) { j.Submit = 99 })
 	var got []string
 	for _, r := range f.q.buildQueue(1000, false, false) {
 		got = append(got, r.part+":"+itoa(r.e.j.ID))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/job"
 )
 
 // PreemptType is slurm.conf's PreemptType: which rule says who may preempt
@@ -356,10 +357,10 @@ type PreemptEvent struct {
 	End int64
 }
 
-// preemptVictims is node_scheduler.c _preempt_jobs for preemptor j: the
-// victims of a's allocation are suspended (gang) or signalled (cancel or
-// requeue, after their grace time). It reports whether the preemptor must
-// wait for them (ESLURM_NODES_BUSY) and the nodes they still hold.
+// preemptVictims is node_scheduler.c _preempt_jobs for preemptor j
+// without gang scheduling: the victims are signalled (cancelled or
+// requeued, after their grace time). It reports whether the preemptor must
+// wait for them (ESLURM_NODES_BUSY) and the nodes they held.
 func (q *Queue) preemptVictims(j *Job, victims []uint32, now int64, p *Pass) (wait bool, held *roaring.Bitmap) {
 	held = roaring.New()
 	kill := true
@@ -374,12 +375,7 @@ func (q *Queue) preemptVictims(j *Job, victims []uint32, now int64, p *Pass) (wa
 		}
 		v := ve.j
 		mode := q.jobMode(v)
-		if mode == PreemptOff || mode == PreemptModeUnset {
-			continue
-		}
-		if mode == PreemptSuspend && q.opt.Preempt.Flags.Gang {
-			q.suspendVictim(v, now)
-			p.Preempted = append(p.Preempted, PreemptEvent{Victim: id, Preemptor: j.ID, Mode: PreemptSuspend, End: now})
+		if mode != PreemptCancel && mode != PreemptRequeue {
 			continue
 		}
 		wait = true
@@ -523,4 +519,227 @@ func (q *Queue) allSuspend(cands []uint32) bool {
 		}
 	}
 	return true
+}
+
+// willFit tests e's job in part on use with the running jobs removed
+// taken out (suspend: keeping their memory), as cons_tres tests it on its
+// future usage: the allocation when the job could start then.
+func (q *Queue) willFit(e *entry, part string, use *roaring.Bitmap, removed []uint32, suspend bool, now int64) *job.Allocation {
+	req := e.parts[part].req
+	req.PreemptCandidates, req.PreemptSuspend, req.PreemptAll = removed, suspend, true
+	defer func() { req.PreemptCandidates, req.PreemptSuspend, req.PreemptAll = nil, false, false }()
+	a, err := q.plugin.Select(req, use.Clone(), job.RunNow, now)
+	if err != nil {
+		return nil
+	}
+	return a
+}
+
+// preemptPlace finds, for e's job that does not fit in part now, the
+// running jobs to preempt and the allocation it would have without them
+// (nil: preemption does not help). gang says the gang scheduler's way
+// applies: the job starts at once and its victims go without grace time.
+func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int64) (a *job.Allocation, victims []uint32, gang bool) {
+	cands := q.preemptCandidates(e.j, part, now)
+	if len(cands) == 0 {
+		return nil, nil, false
+	}
+	if q.opt.Preempt.Flags.Gang && q.opt.Preempt.Type == PreemptPartitionPrio {
+		a, victims = q.gangPlace(e, part, use, cands, now)
+		return a, victims, true
+	}
+	if q.opt.Preempt.Type == PreemptQOS && q.jobMode(q.jobs[cands[0]].j) == PreemptSuspend {
+		a, victims = q.suspendPlace(e, part, use, cands, now)
+		return a, victims, true
+	}
+	a, victims = q.runNowVictims(e, part, use, cands, now)
+	return a, victims, false
+}
+
+// runNowVictims is cons_tres _run_now's preemption loop: candidates are
+// taken out one at a time, in order, until a will-run test fits the job;
+// then (preempt_reorder_count times, unless preempt_strict_order moves the
+// enabling job to the top) the list is re-sorted by how many of the chosen
+// nodes each job holds, the enabling job first, and the walk starts over,
+// to preempt fewer jobs. The victims are the removed jobs on the chosen
+// nodes.
+func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
+	type cand struct {
+		id     uint32
+		nodes  *roaring.Bitmap
+		usable uint64
+	}
+	var list []cand
+	for _, id := range cands {
+		v := q.jobs[id].j
+		if m := q.jobMode(v); m != PreemptCancel && m != PreemptRequeue {
+			continue
+		}
+		list = append(list, cand{id: id, nodes: v.Nodes})
+	}
+	passes := 0
+	for {
+		var removed []uint32
+		var a *job.Allocation
+		last, final := -1, false
+		for k := range list {
+			if !list[k].nodes.Intersects(use) {
+				// _job_res_rm_job refuses a job off the nodes: untested.
+				continue
+			}
+			removed = append(removed, list[k].id)
+			a = q.willFit(e, part, use, removed, false, now)
+			list[k].usable = 0
+			if a == nil {
+				continue
+			}
+			last = k
+			passes++
+			if passes-1 > q.cfg.PreemptReorderCount || len(list) <= passes {
+				for r := k + 1; r < len(list); r++ {
+					list[r].usable = 1
+				}
+				final = true
+			}
+			break
+		}
+		if last < 0 {
+			return nil, nil
+		}
+		if final {
+			var victims []uint32
+			for _, c := range list {
+				if !c.nodes.Intersects(a.Nodes) {
+					continue
+				}
+				if c.usable != 0 {
+					break
+				}
+				victims = append(victims, c.id)
+			}
+			if len(victims) == 0 {
+				return nil, nil
+			}
+			return a, victims
+		}
+		if q.cfg.PreemptStrictOrder {
+			c := list[last]
+			copy(list[1:last+1], list[:last])
+			list[0] = c
+			continue
+		}
+		list[last].usable = 99999
+		for d := 0; d < last; d++ {
+			list[d].usable = list[d].nodes.AndCardinality(a.Nodes)
+		}
+		for d := last + 1; d < len(list); d++ {
+			list[d].usable = 0
+		}
+		slices.SortStableFunc(list, func(x, y cand) int { return cmp.Compare(y.usable, x.usable) })
+	}
+}
+
+// gangPlace is cons_tres _job_test with preempt/partition_prio under
+// gang scheduling: the job is placed as if no job of a lower tier ran,
+// then, partition by partition from the highest lower tier down, as far as
+// it still fits, kept off their jobs. The victims are the candidates left
+// on the chosen nodes.
+func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
+	suspend := q.allSuspend(cands)
+	a := q.willFit(e, part, use, cands, suspend, now)
+	if a == nil {
+		return nil, nil
+	}
+	kept := cands
+	for _, lower := range q.lowerPartitions(part) {
+		var trial []uint32
+		for _, id := range kept {
+			if q.jobs[id].j.Partition != lower {
+				trial = append(trial, id)
+			}
+		}
+		if len(trial) == len(kept) {
+			continue
+		}
+		if len(trial) == 0 {
+			break
+		}
+		b := q.willFit(e, part, use, trial, suspend, now)
+		if b == nil {
+			break
+		}
+		kept, a = trial, b
+	}
+	var victims []uint32
+	for _, id := range kept {
+		if q.jobs[id].j.Nodes.Intersects(a.Nodes) {
+			victims = append(victims, id)
+		}
+	}
+	return a, victims
+}
+
+// suspendPlace is cons_tres _run_now's preempt/qos path when the first
+// candidate is suspended when preempted: the candidates of that mode are
+// taken out (keeping their memory) one at a time until the job fits; it
+// starts at once and the gang scheduler suspends those on its nodes.
+func (q *Queue) suspendPlace(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
+	var removed []uint32
+	for _, id := range cands {
+		if q.jobMode(q.jobs[id].j) != PreemptSuspend {
+			continue
+		}
+		removed = append(removed, id)
+		a := q.willFit(e, part, use, removed, true, now)
+		if a == nil {
+			continue
+		}
+		var victims []uint32
+		for _, v := range removed {
+			if q.jobs[v].j.Nodes.Intersects(a.Nodes) {
+				victims = append(victims, v)
+			}
+		}
+		return a, victims
+	}
+	return nil, nil
+}
+
+// lowerPartitions are the partitions of a lower PriorityTier than part,
+// highest tier first, ties in Options.PartitionOrder (else by name).
+func (q *Queue) lowerPartitions(part string) []string {
+	tier := q.cl.Partitions[part].PriorityTier
+	order := q.opt.PartitionOrder
+	if len(order) == 0 {
+		for name := range q.cl.Partitions {
+			order = append(order, name)
+		}
+		slices.Sort(order)
+	}
+	var out []string
+	for _, name := range order {
+		if p := q.cl.Partitions[name]; p != nil && p.PriorityTier < tier {
+			out = append(out, name)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int {
+		return cmp.Compare(q.cl.Partitions[b].PriorityTier, q.cl.Partitions[a].PriorityTier)
+	})
+	return out
+}
+
+// gangPreempt is the gang scheduler's _preempt_job_dequeue for a job that
+// started over lower-tier jobs: each victim is suspended, cancelled
+// (PREEMPTED) or requeued at once, without grace time.
+func (q *Queue) gangPreempt(j *Job, victims []uint32, now int64, p *Pass) {
+	for _, id := range victims {
+		v := q.jobs[id].j
+		switch mode := q.jobMode(v); mode {
+		case PreemptSuspend:
+			q.suspendVictim(v, now)
+			p.Preempted = append(p.Preempted, PreemptEvent{Victim: id, Preemptor: j.ID, Mode: PreemptSuspend, End: now})
+		case PreemptCancel, PreemptRequeue:
+			q.endPreempted(v, j.ID, mode, now, p)
+		}
+	}
 }

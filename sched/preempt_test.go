@@ -225,8 +225,8 @@ func TestPreemptVictimOrder(t *testing.T) {
 func TestPreemptQueueOrderPutsPreemptorsFirst(t *testing.T) {
 	qos := map[string]QOSPreempt{"high": {Preempt: []string{"normal"}}, "normal": {}}
 	f := preemptFixture(t, Builtin{}, Preemption{Type: PreemptQOS, Mode: PreemptCancel, QOS: qos}, Partition{}, false)
-	f.submit(1, 500, "nodes=9,partition=lo", func(j *Job) { j.QOS = "normal" })
-	f.submit(2, 5, "nodes=9,partition=lo", func(j *Job) { j.QOS = "high" })
+	f.submit(1, 500, "nodes=4,partition=lo", func(j *Job) { j.QOS = "normal" })
+	f.submit(2, 5, "nodes=4,partition=lo", func(j *Job) { j.QOS = "high" })
 	var got []string
 	for _, r := range f.q.buildQueue(1000, false, false) {
 		got = append(got, itoa(r.e.j.ID))

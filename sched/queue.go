@@ -60,6 +60,10 @@ type Options struct {
 	DefMemPerCPU, MaxMemPerCPU uint64
 	// Preempt is the preemption configuration (PreemptType none: off).
 	Preempt Preemption
+	// PartitionOrder is the partitions in slurm.conf order, which breaks
+	// ties of PriorityTier where preemption walks partitions (default:
+	// by name).
+	PartitionOrder []string
 	// Limits and Priority are the optional hooks.
 	Limits   Limits
 	Priority Priority
@@ -647,9 +651,12 @@ func (q *Queue) runnable2(e *entry, p string, minTime bool) bool {
 	if maxN <= 0 {
 		maxN = pr.req.NTasks
 	}
+	minN, _, _ := pr.req.NodeCounts(0)
 	switch {
 	case !exMin && pc.MinNodes > 0 && pr.req.MaxNodes > 0 && pr.req.MaxNodes < pc.MinNodes,
-		!exMax && pc.MaxNodes > 0 && maxN > pc.MaxNodes:
+		!exMax && pc.MaxNodes > 0 && maxN > pc.MaxNodes,
+		// _part_access_check: more nodes than the partition has.
+		(pc.State == PartUp || pc.State == PartDrain) && minN > int(q.cl.Partitions[p].Nodes.GetCardinality()):
 		r = ReasonPartNodeLimit
 	case !exTime && pc.MaxTime > 0 && (limit == job.Unlimited || limit > pc.MaxTime):
 		r = ReasonPartTimeLimit

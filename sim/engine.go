@@ -136,6 +136,8 @@ type run struct {
 	// state; pending is compacted when its reasons are read.
 	pending []int
 	running map[int]bool
+	// suspended holds the run time left of each job preemption suspended.
+	suspended map[int]int64
 	// unpurged counts finished jobs still in the queue.
 	unpurged  int
 	busyCPUs  int
@@ -173,7 +175,7 @@ func Run(tr *workload.Trace, opt Options) (*Result, error) {
 	if opt.WallClock != nil {
 		wall0 = opt.WallClock()
 	}
-	r := &run{opt: opt, tr: tr, running: map[int]bool{}}
+	r := &run{opt: opt, tr: tr, running: map[int]bool{}, suspended: map[int]int64{}}
 	r.base = tr.StartTime
 	if r.base <= 0 {
 		r.base = epoch
@@ -188,7 +190,8 @@ func Run(tr *workload.Trace, opt Options) (*Result, error) {
 		r.partNodes++
 	}
 	r.q = sched.NewQueue(sched.Options{Cluster: opt.Cluster, Plugin: opt.Plugin, Scheduler: sch, Config: opt.Config,
-		Partitions: opt.Partitions, DefMemPerCPU: opt.DefMemPerCPU, MaxMemPerCPU: opt.MaxMemPerCPU, Priority: opt.Priority})
+		Partitions: opt.Partitions, DefMemPerCPU: opt.DefMemPerCPU, MaxMemPerCPU: opt.MaxMemPerCPU, Priority: opt.Priority,
+		Preempt: opt.Preempt})
 	n := len(tr.Jobs)
 	r.order = make([]int, n)
 	for i := range r.order {
@@ -340,6 +343,10 @@ func (r *run) tick(t int64) error {
 	if r.opt.Observe != nil {
 		r.opt.Observe(t, q, p)
 	}
+	for _, ev := range p.Preempted {
+		r.preempted(ev, t)
+	}
+	r.resumed(t)
 	firstBF := len(p.Started) - p.BackfillStarted
 	for k, id := range p.Started {
 		i := int(id) - 1
@@ -414,8 +421,9 @@ func (r *run) handle(ev event, t int64) error {
 	switch ev.kind {
 	case evEnd:
 		i := ev.ref
-		if !r.running[i] {
-			// It ended earlier (its node failed).
+		if !r.running[i] || ev.t != r.kill[i] {
+			// It ended earlier (its node failed, or preemption stopped
+			// it), or this is the end of a run preemption cut short.
 			return nil
 		}
 		st := sched.Completed
@@ -486,7 +494,64 @@ func (r *run) finish(i int, st sched.State, t int64) error {
 		r.busyCPUs -= r.recs[i].CPUs
 	}
 	r.unpurged++
+	r.resumed(t)
 	return nil
+}
+
+// preempted applies one preemption of a pass at t: a cancelled victim
+// ends (PREEMPTED), a requeued one pends again, a suspended one stops with
+// its remaining run time kept.
+func (r *run) preempted(ev sched.PreemptEvent, t int64) {
+	i := r.order[int(ev.Victim)-1]
+	if !r.running[i] {
+		return
+	}
+	rec := &r.recs[i]
+	j := r.sj[i]
+	if j.State == sched.Running {
+		// A grace time began: the queue's Tick at ev.End preempts it
+		// unless it ends first.
+		return
+	}
+	delete(r.running, i)
+	r.busyCPUs -= rec.CPUs
+	switch j.State {
+	case sched.Suspended:
+		r.suspended[i] = r.kill[i] - t
+		rec.State = stateSuspended
+	case sched.Pending:
+		rec.State, rec.Start, rec.Nodes, rec.CPUs = statePending, -1, 0, 0
+		rec.Requeues++
+		r.pending = append(r.pending, i)
+		r.npending++
+	default:
+		rec.State, rec.End = statePreempted, t-r.base
+		r.unpurged++
+	}
+}
+
+// resumed takes back the suspended jobs the queue resumed by t: they run
+// again for the time they had left.
+func (r *run) resumed(t int64) {
+	if len(r.suspended) == 0 {
+		return
+	}
+	var back []int
+	for i := range r.suspended {
+		if r.sj[i].State == sched.Running {
+			back = append(back, i)
+		}
+	}
+	slices.Sort(back)
+	for _, i := range back {
+		left := r.suspended[i]
+		delete(r.suspended, i)
+		r.running[i] = true
+		r.busyCPUs += r.recs[i].CPUs
+		r.recs[i].State = stateRunning
+		r.kill[i] = t + left
+		r.push(r.kill[i], evEnd, i)
+	}
 }
 
 // submit hands trace job i (the k-th in submit order) to the queue at t.

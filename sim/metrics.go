@@ -22,6 +22,8 @@ const (
 	stateSkipped   = "SKIPPED"
 	stateRefused   = "REFUSED"
 	stateNever     = "NEVER_STARTED"
+	stateSuspended = "SUSPENDED"
+	statePreempted = "PREEMPTED"
 )
 
 // BSLDBound is τ of the bounded slowdown, max(1, (wait+run)/max(run, τ)):
@@ -61,6 +63,8 @@ type JobRecord struct {
 	// started it.
 	State      string `json:"state"`
 	Backfilled bool   `json:"backfilled"`
+	// Requeues counts the times preemption requeued the job.
+	Requeues int `json:"requeues,omitempty"`
 	// Reasons are its pending reasons over time.
 	Reasons []ReasonChange `json:"reasons"`
 }

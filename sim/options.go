@@ -158,6 +158,9 @@ type Options struct {
 	// Priority, when set, is the queue's priority plugin (see
 	// sched.Options); without it jobs keep FIFO priorities.
 	Priority sched.Priority
+	// Preempt is the preemption configuration (as for sched.Options):
+	// victims are cancelled, requeued or suspended as the queue says.
+	Preempt sched.Preemption
 	// WallClock, when set, times the run and every scheduler pass (for the
 	// metrics only; no decision reads it). Tests leave it nil or pass a
 	// fake so that every output is deterministic.

@@ -31,8 +31,8 @@ func (f *preemptFlags) register(cmd *cobra.Command) {
 // PreemptMode, PreemptExemptTime, PreemptParameters, KillWait and
 // MessageTimeout, then the flags; the QOS settings come from pol (nil
 // without --limits). The partitions' PreemptMode and GraceTime go into
-// parts.
-func preemptConfig(cmd *cobra.Command, f *preemptFlags, inv *inventory.Cluster, pol *limits.Policy, parts map[string]sched.Partition, schedParams string) (sched.Preemption, error) {
+// parts, PreemptParameters' strict_order and reorder_count into cfg.
+func preemptConfig(cmd *cobra.Command, f *preemptFlags, inv *inventory.Cluster, pol *limits.Policy, parts map[string]sched.Partition, cfg *sched.Config, schedParams string) (sched.Preemption, error) {
 	conf := func(key, flag string, val string) string {
 		if cmd.Flags().Changed(flag) {
 			return val
@@ -62,8 +62,18 @@ func preemptConfig(cmd *cobra.Command, f *preemptFlags, inv *inventory.Cluster, 
 	params := conf("preemptparameters", "preempt-parameters", f.params)
 	lower := strings.ToLower(params + "," + schedParams)
 	pc.YoungestFirst = strings.Contains(lower, "youngest_first")
+	if strings.Contains(strings.ToLower(params), "strict_order") {
+		cfg.PreemptStrictOrder = true
+	}
 	for _, opt := range strings.Split(params, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(opt), "=")
+		if ok && strings.EqualFold(k, "reorder_count") {
+			n, err := strconv.ParseUint(v, 10, 31)
+			if err != nil {
+				return pc, invalidInput(fmt.Errorf("PreemptParameters reorder_count=%q: expected an integer", v))
+			}
+			cfg.PreemptReorderCount = int(n)
+		}
 		if ok && strings.EqualFold(k, "min_exempt_priority") {
 			n, err := strconv.ParseUint(v, 10, 32)
 			if err != nil {
@@ -125,6 +135,15 @@ func preemptedRows(p *sched.Pass) []schedulePreempted {
 	var out []schedulePreempted
 	for _, e := range p.Preempted {
 		out = append(out, schedulePreempted{Victim: e.Victim, Preemptor: e.Preemptor, Mode: e.Mode.String(), End: e.End})
+	}
+	return out
+}
+
+// partitionOrder is the partitions' names in slurm.conf order.
+func partitionOrder(parts []inventory.Partition) []string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		out[i] = p.Name
 	}
 	return out
 }

@@ -207,9 +207,10 @@ Exit status: 0 after a pass, 2 for invalid input, 1 for unreadable files.`,
 			if prioType == "basic" {
 				opts.Priority = priority.Basic{}
 			}
-			if opts.Preempt, err = preemptConfig(cmd, &pf, inv, pol, opts.Partitions, text); err != nil {
+			if opts.Preempt, err = preemptConfig(cmd, &pf, inv, pol, opts.Partitions, &opts.Config, text); err != nil {
 				return err
 			}
+			opts.PartitionOrder = partitionOrder(inv.Partitions)
 			q := sched.NewQueue(opts)
 			for _, id := range explainIDs {
 				q.Trace(uint32(id))

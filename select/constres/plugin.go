@@ -688,6 +688,22 @@ func (p *Plugin) preemptCandidates(st *state, r *job.Request) []*record {
 // the walk once with the enabling job first (as select/linear does).
 func (p *Plugin) preempt(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, bool) {
 	victims := p.preemptCandidates(p.st, r)
+	if r.PreemptAll {
+		exp := p.st.dup()
+		for _, v := range victims {
+			p.removeJob(exp, v, r.VictimsFreeMemory(p.cfg.PreemptMode))
+		}
+		pk, free, ok := p.fit(exp, r, cand)
+		if !ok {
+			return nil, false
+		}
+		a, err := p.build(exp, r, pk, free, now)
+		if err != nil {
+			return nil, false
+		}
+		a.Preempted = victimsOn(victims, a)
+		return a, true
+	}
 	order := victims
 	for pass := 0; pass < 2 && len(order) > 0; pass++ {
 		exp := p.st.dup()
@@ -710,19 +726,26 @@ func (p *Plugin) preempt(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 			if err != nil {
 				return nil, false
 			}
-			for _, v := range victims {
-				for _, id := range v.nodes {
-					if a.Nodes.Contains(id) {
-						a.Preempted = append(a.Preempted, v.id)
-						break
-					}
-				}
-			}
+			a.Preempted = victimsOn(victims, a)
 			return a, true
 		}
 		order = append([]*record{order[found]}, append(slices.Clone(order[:found]), order[found+1:]...)...)
 	}
 	return nil, false
+}
+
+// victimsOn are the ids of the victims holding a node of a.
+func victimsOn(victims []*record, a *job.Allocation) []uint32 {
+	var out []uint32
+	for _, v := range victims {
+		for _, id := range v.nodes {
+			if a.Nodes.Contains(id) {
+				out = append(out, v.id)
+				break
+			}
+		}
+	}
+	return out
 }
 
 // willRunPlain is _will_run_test (reference §2.7) as Slurm runs it: copy
@@ -752,14 +775,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 			if pk, free, ok := p.fit(exp, r, cand); ok {
 				a, err := p.build(exp, r, pk, free, now)
 				if err == nil {
-					for _, v := range pre {
-						for _, id := range v.nodes {
-							if a.Nodes.Contains(id) {
-								a.Preempted = append(a.Preempted, v.id)
-								break
-							}
-						}
-					}
+					a.Preempted = victimsOn(pre, a)
 				}
 				return a, err
 			}

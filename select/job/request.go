@@ -135,6 +135,10 @@ type Request struct {
 	// cancelled or requeued.
 	PreemptCandidates []uint32
 	PreemptSuspend    bool
+	// PreemptAll makes a run-now test take every candidate out at once
+	// and fit the job on what is left (the test of a preemption plan),
+	// instead of taking them out one at a time until it fits.
+	PreemptAll bool
 	// Constraints are the node constraints; a node must satisfy all.
 	Constraints []Constraint
 	// Distribution is the core distribution inside a node (the second

@@ -580,6 +580,20 @@ func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64, victims []*r
 	if len(victims) == 0 {
 		return nil, false
 	}
+	if r.PreemptAll {
+		exp := p.st.dup()
+		for _, v := range victims {
+			exp.remove(v, r.VictimsFreeMemory(p.cfg.PreemptMode))
+		}
+		if p.countBitmap(exp, r, cand, f, maxShare-1, noShareLimit, job.RunNow) < minN {
+			return nil, false
+		}
+		total, ok := p.jobTest(w, f, out, minN, maxN, reqN)
+		if !ok {
+			return nil, false
+		}
+		return p.allocation(r, out, total, now, victimsOn(victims, out)), true
+	}
 	order := slices.Clone(victims)
 	for pass := 0; pass < 2; pass++ {
 		exp := p.st.dup()
@@ -599,23 +613,27 @@ func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64, victims []*r
 			return nil, false
 		}
 		if pass == 1 || found == 0 {
-			var pre []uint32
-			os := out
-			for _, v := range victims {
-				for _, id := range v.nodes {
-					if os.Has(id) {
-						pre = append(pre, v.id)
-						break
-					}
-				}
-			}
-			return p.allocation(r, out, total, now, pre), true
+			return p.allocation(r, out, total, now, victimsOn(victims, out)), true
 		}
 		// Redo once with the job that enabled success first: it tends to
 		// need fewer victims.
 		order = append([]*record{order[found]}, append(slices.Clone(order[:found]), order[found+1:]...)...)
 	}
 	return nil, false
+}
+
+// victimsOn are the ids of the victims holding a node of out.
+func victimsOn(victims []*record, out bitset.Set) []uint32 {
+	var ids []uint32
+	for _, v := range victims {
+		for _, id := range v.nodes {
+			if out.Has(id) {
+				ids = append(ids, v.id)
+				break
+			}
+		}
+	}
+	return ids
 }
 
 // findJobMate is _find_job_mate: a running job of the same size and shape
@@ -671,16 +689,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 		}
 		if len(pre) > 0 && p.countBitmap(exp, r, cand, f, maxRun, noShareLimit, job.RunNow) >= minN {
 			if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
-				var ids []uint32
-				for _, v := range pre {
-					for _, id := range v.nodes {
-						if out.Has(id) {
-							ids = append(ids, v.id)
-							break
-						}
-					}
-				}
-				return p.allocation(r, out, total, now, ids), nil
+				return p.allocation(r, out, total, now, victimsOn(pre, out)), nil
 			}
 		}
 	}

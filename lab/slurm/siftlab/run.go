@@ -345,6 +345,12 @@ func (l *lab) settle(id string) Outcome {
 func (l *lab) show(id string) Outcome {
 	out, _, _ := l.cmd("scontrol", "-d", "show", "job", id)
 	o := parseJob(out, l.threads)
+	for try := 0; o.State == "" && try < 10; try++ {
+		// slurmctld busy with a preemption may not answer at once.
+		time.Sleep(200 * time.Millisecond)
+		out, _, _ = l.cmd("scontrol", "-d", "show", "job", id)
+		o = parseJob(out, l.threads)
+	}
 	if o.State == "PENDING" {
 		s, _, _ := l.cmd("squeue", "-h", "--start", "-j", id, "-o", "%S|%Y")
 		start, nodes, _ := strings.Cut(strings.TrimSpace(s), "|")

@@ -7,8 +7,10 @@ import json
 NODES = "".join(
     f"NodeName=n{i} NodeAddr=127.0.0.1 Port={22000 + i} CPUs=4 Sockets=1 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=4000\n"
     for i in range(1, 5))
+# MinJobAge keeps preempted jobs to be read after the case; KillWait=2 ends
+# a killed job that ignores SIGTERM quickly.
 COMMON = ("SchedulerType=sched/backfill\nSchedulerParameters=bf_interval=1,requeue_delay=20\n"
-          "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n")
+          "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\nMinJobAge=600\nKillWait=2\n")
 TRAP = "--wrap=trap '' TERM; sleep 100000"
 
 
@@ -28,9 +30,12 @@ def case(name, steps, settle=4):
     return {"name": name, "mode": "run-now", "jobs": steps + [act(f"sleep:{settle}")]}
 
 
-def part_cases():
+def part_cases(gang):
     c = []
-    for mode, p in [("cancel", "lo_cancel"), ("requeue", "lo_requeue"), ("suspend", "lo_susp")]:
+    modes = [("cancel", "lo_cancel"), ("requeue", "lo_requeue")]
+    if gang:
+        modes.append(("suspend", "lo_susp"))
+    for mode, p in modes:
         c.append(case(f"{mode}: a whole-cluster job gives way to a higher tier job",
                       [job(f"partition={p},nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive")]))
         c.append(case(f"{mode}: two 2-node victims, one is enough",
@@ -83,17 +88,26 @@ def part_cases():
     c.append(case("requeue: the victim runs again after requeue_delay once the preemptor ends",
                   [job("partition=lo_requeue,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
                    act("sleep:3"), act("snapshot"), act("cancel:2"), act("sleep:25")]))
-    c.append(case("suspend: the victim resumes when the preemptor ends",
-                  [job("partition=lo_susp,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
-                   act("sleep:3"), act("snapshot"), act("cancel:2"), act("sleep:3")]))
-    c.append(case("grace: a cancel victim runs on for GraceTime",
-                  [job("partition=lo_grace,nodes=4,exclusive", trap=True), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
-                   act("sleep:3"), act("snapshot"), act("sleep:12")]))
-    c.append(case("grace: a requeue victim runs on for GraceTime",
-                  [job("partition=lo_rq_grace,nodes=4,exclusive", trap=True), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
-                   act("sleep:3"), act("snapshot"), act("sleep:12")]))
-    c.append(case("grace: a victim that does not ignore SIGTERM ends at once",
-                  [job("partition=lo_grace,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive")]))
+    if gang:
+        c.append(case("suspend: the victim resumes when the preemptor ends",
+                      [job("partition=lo_susp,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
+                       act("sleep:3"), act("snapshot"), act("cancel:2"), act("sleep:3")]))
+        c.append(case("grace: the gang scheduler preempts a cancel victim without its GraceTime",
+                      [job("partition=lo_grace,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive")]))
+        c.append(case("grace: the gang scheduler requeues a victim without its GraceTime",
+                      [job("partition=lo_rq_grace,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive")]))
+    else:
+        c.append(case("grace: a cancel victim runs on for GraceTime",
+                      [job("partition=lo_grace,nodes=4,exclusive", trap=True), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
+                       act("sleep:3"), act("snapshot"), act("sleep:16")]))
+        c.append(case("grace: a requeue victim runs on for GraceTime",
+                      [job("partition=lo_rq_grace,nodes=4,exclusive", trap=True), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
+                       act("sleep:3"), act("snapshot"), act("sleep:16")]))
+        c.append(case("grace: a victim that does not ignore SIGTERM ends at once",
+                      [job("partition=lo_grace,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive")]))
+        c.append(case("grace: a second preemptor waits for the same victim",
+                      [job("partition=lo_grace,nodes=4,exclusive", trap=True), act("sleep:1"), job("partition=hi,nodes=2,exclusive"),
+                       job("partition=hi,nodes=2,exclusive"), act("sleep:3"), act("snapshot"), act("sleep:16")]))
     c.append(case("order: a pending low job stays behind the preemptor",
                   [job("partition=lo_cancel,nodes=4,exclusive"), job("partition=lo_cancel,nodes=1,exclusive"), act("sleep:1"),
                    job("partition=hi,nodes=2,exclusive")]))
@@ -106,7 +120,7 @@ def part_cases():
     return c
 
 
-def part_conf():
+def part_conf(gang):
     parts = [
         "PartitionName=lo_cancel Nodes=ALL PriorityTier=1 PreemptMode=CANCEL Default=YES",
         "PartitionName=lo_requeue Nodes=ALL PriorityTier=1 PreemptMode=REQUEUE",
@@ -117,7 +131,10 @@ def part_conf():
         "PartitionName=mid Nodes=ALL PriorityTier=5 PreemptMode=CANCEL",
         "PartitionName=hi Nodes=ALL PriorityTier=10",
     ]
-    return (COMMON + "PreemptType=preempt/partition_prio\nPreemptMode=SUSPEND,GANG\n" + NODES +
+    mode = "SUSPEND,GANG" if gang else "REQUEUE"
+    if not gang:
+        parts = [p for p in parts if not p.startswith("PartitionName=lo_susp ")]
+    return (COMMON + "PreemptType=preempt/partition_prio\nPreemptMode=" + mode + "\n" + NODES +
             "\n".join(p + " MaxTime=UNLIMITED State=UP" for p in parts) + "\n")
 
 
@@ -154,11 +171,12 @@ def qos_conf():
             "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP\n")
 
 
-QOS_SACCTMGR = """add qos high Priority=100 Preempt=normal,low,gracy
-add qos normal Priority=50 Preempt=low PreemptMode=cancel
-add qos low Priority=10 PreemptMode=requeue
+# A QOS must exist before another's Preempt= names it.
+QOS_SACCTMGR = """add qos low Priority=10 PreemptMode=requeue
 add qos other Priority=5
 add qos gracy Priority=5 GraceTime=10 PreemptMode=cancel
+add qos normal Priority=50 Preempt=low PreemptMode=cancel
+add qos high Priority=100 Preempt=normal,low,gracy
 add account lab
 add user @USER@ account=lab qos=normal,high,low,other,gracy defaultqos=normal
 """
@@ -173,6 +191,7 @@ def write(path, conf, cases, sacctmgr=""):
         f.write("\n")
 
 
-write("partition_prio.json", part_conf(), part_cases())
+write("gang.json", part_conf(True), part_cases(True))
+write("partition_prio.json", part_conf(False), part_cases(False))
 write("qos.json", qos_conf(), qos_cases(), QOS_SACCTMGR)
-print(len(part_cases()), "partition_prio cases,", len(qos_cases()), "qos cases")
+print(len(part_cases(True)), "gang cases,", len(part_cases(False)), "partition_prio cases,", len(qos_cases()), "qos cases")
