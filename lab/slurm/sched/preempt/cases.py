@@ -171,11 +171,12 @@ def qos_conf():
             "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED State=UP\n")
 
 
-# A QOS must exist before another's Preempt= names it.
+# A QOS must exist before another's Preempt= names it; slurmdbd makes
+# "normal" itself.
 QOS_SACCTMGR = """add qos low Priority=10 PreemptMode=requeue
 add qos other Priority=5
 add qos gracy Priority=5 GraceTime=10 PreemptMode=cancel
-add qos normal Priority=50 Preempt=low PreemptMode=cancel
+modify qos normal set Priority=50 Preempt=low PreemptMode=cancel
 add qos high Priority=100 Preempt=normal,low,gracy
 add account lab
 add user @USER@ account=lab qos=normal,high,low,other,gracy defaultqos=normal
