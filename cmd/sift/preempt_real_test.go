@@ -60,6 +60,7 @@ var preemptKnown = map[string]string{
 	"partition_prio/grace: a cancel victim runs on for GraceTime":          batchHostCompleting,
 	"partition_prio/grace: a requeue victim runs on for GraceTime":         batchHostCompleting,
 	"partition_prio/grace: a second preemptor waits for the same victim":   batchHostCompleting,
+	"qos/qos: grace time of the victim's QOS":                              batchHostCompleting,
 }
 
 // Causes of the known differences.
@@ -148,15 +149,16 @@ func preemptQueue(t *testing.T, rec preemptRecord) (*sched.Queue, *index.Snapsho
 	return q, snap, defaultPartition(inv.Partitions)
 }
 
-// sacctmgrQOS reads the QOS of "add qos NAME key=value ..." lines.
+// sacctmgrQOS reads the QOS of "add qos NAME key=value ..." and "modify
+// qos NAME set key=value ..." lines.
 func sacctmgrQOS(t *testing.T, text string) map[string]sched.QOSPreempt {
 	out := map[string]sched.QOSPreempt{}
 	for _, line := range strings.Split(text, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 3 || f[0] != "add" || f[1] != "qos" {
+		if len(f) < 3 || f[1] != "qos" || (f[0] != "add" && f[0] != "modify") {
 			continue
 		}
-		var qp sched.QOSPreempt
+		qp := out[f[2]]
 		for _, kv := range f[3:] {
 			k, v, _ := strings.Cut(kv, "=")
 			var err error
@@ -192,6 +194,8 @@ func replayPreempt(t *testing.T, rec preemptRecord, c preemptCase) string {
 	// slurmctld's pass timers decide when passes run (a job that
 	// becomes eligible waits for the next one), as Tick models them.
 	tick := func() { q.Tick(now) }
+	// slurmctld has been up before the case: its timers run.
+	tick()
 	var ids []uint32 // per submission; 0 when Slurm refused it
 	for _, st := range c.Jobs {
 		switch {
@@ -223,6 +227,9 @@ func replayPreempt(t *testing.T, rec preemptRecord, c preemptCase) string {
 			continue
 		}
 		ids = append(ids, id)
+		// slurmctld decides on each submission before the next (the
+		// recorder waits for it): a second for each.
+		now++
 		j, err := preemptJob(id, st.Spec, defPart)
 		if err != nil {
 			t.Fatal(err)
@@ -238,8 +245,8 @@ func replayPreempt(t *testing.T, rec preemptRecord, c preemptCase) string {
 	return comparePreempt(q, snap, ids, c.After.Jobs)
 }
 
-// preemptJob is a case step's job: the spec of sift select with qos= and
-// no-requeue taken out.
+// preemptJob is a case step's job: the spec of sift select with qos=,
+// account= and no-requeue taken out.
 func preemptJob(id uint32, spec, defPart string) (*sched.Job, error) {
 	j := &sched.Job{ID: id, User: "lab", Name: "wrap"}
 	var keep []string
@@ -247,6 +254,8 @@ func preemptJob(id uint32, spec, defPart string) (*sched.Job, error) {
 		switch {
 		case strings.HasPrefix(item, "qos="):
 			j.QOS = strings.TrimPrefix(item, "qos=")
+		case strings.HasPrefix(item, "account="):
+			j.Account = strings.TrimPrefix(item, "account=")
 		case item == "no-requeue":
 			j.NoRequeue = true
 		default:

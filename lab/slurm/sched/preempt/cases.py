@@ -140,7 +140,9 @@ def part_conf(gang):
 
 def qos_cases():
     c = []
-    q = lambda name, spec, trap=False: job(f"partition=p,qos={name},{spec}", trap)
+    # The lab's user is in account lab, which holds the QOS; its default
+    # account (root) does not.
+    q = lambda name, spec, trap=False: job(f"partition=p,account=lab,qos={name},{spec}", trap)
     c.append(case("qos: high preempts normal (cancel)", [q("normal", "nodes=4,exclusive"), act("sleep:1"), q("high", "nodes=2,exclusive")]))
     c.append(case("qos: high preempts low (requeue)", [q("low", "nodes=4,exclusive"), act("sleep:1"), q("high", "nodes=2,exclusive")]))
     c.append(case("qos: normal does not preempt high", [q("high", "nodes=4,exclusive"), act("sleep:1"), q("normal", "nodes=2,exclusive")]))
