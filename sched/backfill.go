@@ -196,7 +196,13 @@ recordLoop:
 			var err error
 			unname := q.namePreemptees(e, r.part, now)
 			if dense != nil {
-				aStart, chosen, err = dense.WillRunDense(req, availBits, max(startRes, now))
+				var nodes bitset.Set
+				if aStart, nodes, err = dense.WillRunDense(req, availBits, max(startRes, now)); err == nil {
+					// The plugin's buffer: startNow's selection (a
+					// preemption's tests) would overwrite it.
+					chosenBuf.Copy(nodes)
+					chosen = chosenBuf
+				}
 			} else if a, err = q.plugin.Select(req, availBits.Roaring(), job.Plan, max(startRes, now)); err == nil {
 				aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 			}

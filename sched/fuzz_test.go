@@ -108,7 +108,13 @@ func newFuzzWorld(t *testing.T, g *byteGen, plain bool) *fuzzWorld {
 			used = append(used, p)
 		}
 	}
-	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: s, Config: cfg})
+	// A third of the worlds preempt: jobs of tier 1 take nodes from tier 0.
+	var pre Preemption
+	if g.n(3) == 0 {
+		pre = Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel + PreemptMode(g.n(3)), KillWait: DefaultKillWait}
+		pre.Flags.Gang = pre.Mode == PreemptSuspend
+	}
+	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: s, Config: cfg, Preempt: pre})
 	for k := g.n(3); k > 0; k-- {
 		first := g.n(nNodes)
 		nodes := roaring.New()

@@ -507,6 +507,17 @@ func (q *Queue) suspendedBlocked(v *Job) bool {
 	return false
 }
 
+// anySuspend reports whether some candidate is suspended when preempted
+// (it keeps its memory).
+func (q *Queue) anySuspend(cands []uint32) bool {
+	for _, id := range cands {
+		if q.opt.Preempt.Flags.Gang && q.jobMode(q.jobs[id].j) == PreemptSuspend {
+			return true
+		}
+	}
+	return false
+}
+
 // allSuspend reports whether every candidate is suspended when preempted
 // (it keeps its memory).
 func (q *Queue) allSuspend(cands []uint32) bool {
@@ -645,7 +656,9 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 // it still fits, kept off their jobs. The victims are the candidates left
 // on the chosen nodes.
 func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
-	suspend := q.allSuspend(cands)
+	// The plugin takes one rule for every removed job: with any victim
+	// suspended, none gives its memory back in the plan.
+	suspend := q.anySuspend(cands)
 	a := q.willFit(e, part, use, cands, suspend, now)
 	if a == nil {
 		return nil, nil

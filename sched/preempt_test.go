@@ -295,3 +295,38 @@ func TestParsePreemptSettings(t *testing.T) {
 		t.Error("SUSPEND without GANG accepted")
 	}
 }
+
+// FuzzParsePreemptSettings: PreemptType and PreemptMode readers never
+// panic, and what they accept prints back as something they accept alike.
+func FuzzParsePreemptSettings(f *testing.F) {
+	for _, s := range []string{"preempt/partition_prio", "qos", "none", "", "preempt/x", "SUSPEND,GANG", "REQUEUE", "CANCEL,WITHIN,PRIORITY", "GANG", "off", ",,", "suspend , gang"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if ty, err := ParsePreemptType(s); err == nil {
+			if again, err := ParsePreemptType(ty.String()); err != nil || again != ty {
+				t.Fatalf("%q read as %v, which reads back as %v (%v)", s, ty, again, err)
+			}
+		}
+		m, fl, err := ParsePreemptMode(s)
+		if err != nil {
+			return
+		}
+		if m == PreemptModeUnset {
+			t.Fatalf("%q read as no mode", s)
+		}
+		text := m.String()
+		if fl.Gang {
+			text += ",GANG"
+		}
+		if fl.Within {
+			text += ",WITHIN"
+		}
+		if fl.Priority {
+			text += ",PRIORITY"
+		}
+		if m2, fl2, err := ParsePreemptMode(text); err != nil || m2 != m || fl2 != fl {
+			t.Fatalf("%q read as %v %+v, printed %q, read back as %v %+v (%v)", s, m, fl, text, m2, fl2, err)
+		}
+	})
+}

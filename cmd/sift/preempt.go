@@ -51,7 +51,7 @@ func preemptConfig(cmd *cobra.Command, f *preemptFlags, inv *inventory.Cluster, 
 		}
 	}
 	if e := conf("preemptexempttime", "preempt-exempt-time", f.exempt); e != "" && !strings.EqualFold(e, "-1") {
-		d, err := job.ParseTime(e)
+		d, err := job.ParseTimeSeconds(e)
 		if err != nil {
 			return pc, invalidInput(fmt.Errorf("PreemptExemptTime %q: %w", e, err))
 		}

@@ -56,11 +56,13 @@ type preemptOutcome struct {
 // preemptKnown are the scenarios where sift differs from Slurm, keyed
 // "file/case", with the cause; each is in docs/COMPATIBILITY.md.
 var preemptKnown = map[string]string{
-	"partition_prio/cancel: a 3-node and a 1-node victim for a 2-node job": batchHostCompleting,
-	"partition_prio/grace: a cancel victim runs on for GraceTime":          batchHostCompleting,
-	"partition_prio/grace: a requeue victim runs on for GraceTime":         batchHostCompleting,
-	"partition_prio/grace: a second preemptor waits for the same victim":   batchHostCompleting,
-	"qos/qos: grace time of the victim's QOS":                              batchHostCompleting,
+	"partition_prio/cancel: a 3-node and a 1-node victim for a 2-node job":              batchHostCompleting,
+	"partition_prio/grace: a cancel victim runs on for GraceTime":                       batchHostCompleting,
+	"partition_prio/grace: a requeue victim runs on for GraceTime":                      batchHostCompleting,
+	"partition_prio/grace: a second preemptor waits for the same victim":                batchHostCompleting,
+	"qos/qos: grace time of the victim's QOS":                                           batchHostCompleting,
+	"exempt/exempt: the spared job is preempted at a later pass":                        batchHostCompleting,
+	"exempt/youngest_first: a 2-node victim started last goes before older 1-node ones": batchHostCompleting,
 }
 
 // Causes of the known differences.
@@ -227,8 +229,8 @@ func replayPreempt(t *testing.T, rec preemptRecord, c preemptCase) string {
 			continue
 		}
 		ids = append(ids, id)
-		// slurmctld decides on each submission before the next (the
-		// recorder waits for it): a second for each.
+		// slurmctld tries each submission at once (job_allocate) and
+		// the recorder waits for its decision: a second for each.
 		now++
 		j, err := preemptJob(id, st.Spec, defPart)
 		if err != nil {
@@ -237,6 +239,7 @@ func replayPreempt(t *testing.T, rec preemptRecord, c preemptCase) string {
 		if err := q.Submit(j, false, now); err != nil {
 			return fmt.Sprintf("job %d: Slurm accepted it, sift refused: %v", id, err)
 		}
+		q.AllocateAtSubmit(id, now, &sched.Pass{})
 		tick()
 	}
 	if c.After == nil {

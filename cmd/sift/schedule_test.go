@@ -5,6 +5,10 @@ import "testing"
 func TestScheduleGolden(t *testing.T) {
 	const conf = "testdata/schedule/cluster.conf"
 	const jobs = "testdata/schedule/jobs.json"
+	// preempt.conf: partition_prio with REQUEUE, a CANCEL partition with a
+	// grace time; preempt.json: a high-tier job among running low ones.
+	const pconf = "testdata/schedule/preempt.conf"
+	const pjobs = "testdata/schedule/preempt.json"
 	at := "2026-11-25T09:30:00Z"
 	runGolden(t, "schedule", []cliCase{
 		{"backfill", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--at", at}},
@@ -19,5 +23,10 @@ func TestScheduleGolden(t *testing.T) {
 		{"missing-jobs", []string{"schedule", "--nodes", conf}},
 		{"reservations", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/resv.json", "--at", at}},
 		{"bad-reservation", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/bad-resv.json", "--at", at}},
+		{"preempt-requeue", []string{"schedule", "--nodes", pconf, "--jobs", pjobs, "--at", at}},
+		{"preempt-cancel-json", []string{"schedule", "--nodes", pconf, "--jobs", pjobs, "--at", at, "--preempt-mode", "cancel", "--output", "json"}},
+		{"preempt-suspend-gang", []string{"schedule", "--nodes", pconf, "--jobs", pjobs, "--at", at, "--preempt-mode", "suspend,gang", "--policy", "builtin", "--select-type-parameters", "CR_Core"}},
+		{"preempt-none", []string{"schedule", "--nodes", pconf, "--jobs", pjobs, "--at", at, "--preempt-type", "preempt/none"}},
+		{"preempt-bad-mode", []string{"schedule", "--nodes", pconf, "--jobs", pjobs, "--at", at, "--preempt-mode", "suspend"}},
 	}, nil)
 }

@@ -340,6 +340,18 @@ func ParseMemory(s string) (uint64, error) {
 // d-h:m:s, or UNLIMITED/INFINITE/-1 (Unlimited). Like Slurm it keeps whole
 // minutes, rounding seconds up.
 func ParseTime(s string) (time.Duration, error) {
+	d, err := ParseTimeSeconds(s)
+	if err != nil || d == Unlimited {
+		return d, err
+	}
+	// Job time limits are whole minutes, rounded up (time_str2mins).
+	return (d + time.Minute - time.Second) / time.Minute * time.Minute, nil
+}
+
+// ParseTimeSeconds reads a Slurm time value to the second, as
+// time_str2secs does (PreemptExemptTime, GraceTime): the formats of
+// ParseTime, without the rounding to minutes.
+func ParseTimeSeconds(s string) (time.Duration, error) {
 	switch strings.ToUpper(s) {
 	case "-1", "INFINITE", "UNLIMITED":
 		return Unlimited, nil
@@ -381,8 +393,7 @@ func ParseTime(s string) (time.Duration, error) {
 			secs = nums[0]*3600 + nums[1]*60 + nums[2]
 		}
 	}
-	mins := (secs + 59) / 60
-	return time.Duration(mins) * time.Minute, nil
+	return time.Duration(secs) * time.Second, nil
 }
 
 func btoi(b bool) int {

@@ -101,6 +101,8 @@ func (p *Plugin) Resume(id uint32) error {
 			return lifecycleError("resume", id, fmt.Errorf("node %d is in use", n))
 		}
 	}
+	// A change will-run's release chain and memos must see.
+	p.st.gen++
 	for _, n := range j.nodes {
 		p.st.run[n]++
 		if j.exclusive {

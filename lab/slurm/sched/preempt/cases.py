@@ -185,6 +185,63 @@ add user @USER@ account=lab qos=normal,high,low,other,gracy defaultqos=normal
 """
 
 
+def exempt_cases():
+    c = []
+    c.append(case("exempt: a job younger than PreemptExemptTime is spared",
+                  [job("partition=lo,nodes=4,exclusive"), job("partition=hi,nodes=2,exclusive"),
+                   act("sleep:2"), act("snapshot")], settle=2))
+    c.append(case("exempt: the older of two jobs is the victim",
+                  [job("partition=lo,nodes=2,exclusive"), act("sleep:10"), job("partition=lo,nodes=2,exclusive"),
+                   job("partition=hi,nodes=2,exclusive")]))
+    c.append(case("exempt: the spared job is preempted at a later pass",
+                  [job("partition=lo,nodes=4,exclusive"), job("partition=hi,nodes=2,exclusive"),
+                   act("sleep:2"), act("snapshot"), act("sleep:12")]))
+    c.append(case("youngest_first: the latest started 1-node victim goes",
+                  [job("partition=lo,nodes=1,exclusive"), act("sleep:10"), job("partition=lo,nodes=1,exclusive"),
+                   job("partition=lo,nodes=1,exclusive"), job("partition=lo,nodes=1,exclusive"), act("sleep:10"),
+                   job("partition=hi,nodes=1,exclusive")]))
+    c.append(case("youngest_first: a 2-node preemptor takes the two youngest",
+                  [job("partition=lo,nodes=1,exclusive"), act("sleep:10"), job("partition=lo,nodes=1,exclusive"),
+                   act("sleep:1"), job("partition=lo,nodes=1,exclusive"), act("sleep:1"), job("partition=lo,nodes=1,exclusive"),
+                   act("sleep:10"), job("partition=hi,nodes=2,exclusive")]))
+    c.append(case("youngest_first: a 2-node victim started last goes before older 1-node ones",
+                  [job("partition=lo,nodes=1,exclusive"), job("partition=lo,nodes=1,exclusive"), act("sleep:10"),
+                   job("partition=lo,nodes=2,exclusive"), act("sleep:10"), job("partition=hi,nodes=1,exclusive")]))
+    return c
+
+
+def exempt_conf():
+    return (COMMON + "PreemptType=preempt/partition_prio\nPreemptMode=CANCEL\nPreemptExemptTime=00:00:08\n"
+            "PreemptParameters=youngest_first\n" + NODES +
+            "PartitionName=lo Nodes=ALL PriorityTier=1 Default=YES MaxTime=UNLIMITED State=UP\n"
+            "PartitionName=hi Nodes=ALL PriorityTier=10 MaxTime=UNLIMITED State=UP\n")
+
+
+def builtin_cases():
+    c = []
+    c.append(case("builtin: a whole-cluster job gives way",
+                  [job("partition=lo,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=2,exclusive")]))
+    c.append(case("builtin: one of two victims",
+                  [job("partition=lo,nodes=2,exclusive"), job("partition=lo,nodes=2,exclusive"), act("sleep:1"),
+                   job("partition=hi,nodes=2,exclusive")]))
+    c.append(case("builtin: a pending low job stays behind",
+                  [job("partition=lo,nodes=4,exclusive"), job("partition=lo,nodes=2,exclusive"), act("sleep:1"),
+                   job("partition=hi,nodes=2,exclusive")]))
+    c.append(case("builtin: two preemptors",
+                  [job("partition=lo,nodes=2,exclusive"), job("partition=lo,nodes=2,exclusive"), act("sleep:1"),
+                   job("partition=hi,nodes=2,exclusive"), job("partition=hi,nodes=2,exclusive")]))
+    c.append(case("builtin: the preempting job ahead of a blocked one",
+                  [job("partition=lo,nodes=4,exclusive"), act("sleep:1"), job("partition=hi,nodes=4,exclusive"),
+                   job("partition=hi,nodes=1,exclusive")]))
+    return c
+
+
+def builtin_conf():
+    return (COMMON.replace("sched/backfill", "sched/builtin") + "PreemptType=preempt/partition_prio\nPreemptMode=REQUEUE\n" + NODES +
+            "PartitionName=lo Nodes=ALL PriorityTier=1 Default=YES MaxTime=UNLIMITED State=UP\n"
+            "PartitionName=hi Nodes=ALL PriorityTier=10 MaxTime=UNLIMITED State=UP\n")
+
+
 def write(path, conf, cases, sacctmgr=""):
     rec = {"slurm_version": "", "slurm_commit": "", "slurm_conf": conf, "gres_conf": "", "cases": cases}
     if sacctmgr:
@@ -197,4 +254,7 @@ def write(path, conf, cases, sacctmgr=""):
 write("gang.json", part_conf(True), part_cases(True))
 write("partition_prio.json", part_conf(False), part_cases(False))
 write("qos.json", qos_conf(), qos_cases(), QOS_SACCTMGR)
-print(len(part_cases(True)), "gang cases,", len(part_cases(False)), "partition_prio cases,", len(qos_cases()), "qos cases")
+write("exempt.json", exempt_conf(), exempt_cases())
+write("builtin.json", builtin_conf(), builtin_cases())
+print(len(part_cases(True)), "gang,", len(part_cases(False)), "partition_prio,", len(qos_cases()), "qos,",
+      len(exempt_cases()), "exempt,", len(builtin_cases()), "builtin cases")
