@@ -260,6 +260,12 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 		}
 		return never
 	case j.Reservation != "":
+		if rq := req.RequiredSet; rq != nil && !rq.IsEmpty() && !isSubset(rq, allowed) {
+			// _build_node_list: "Required nodes outside of the
+			// reservation" (another one may hold them now).
+			j.setReason(ReasonReservation, "")
+			return never
+		}
 		if overlap && allowed.IsEmpty() {
 			j.setReason(ReasonReqNodeNotAvail, detailMaint)
 			return resvWait

@@ -193,42 +193,55 @@ func (q *Queue) AddReservation(r *Reservation, now int64) error {
 		}
 		pool.And(p.Nodes)
 	}
-	busy := roaring.New()
+	// Nodes other reservations hold at the same time: an explicit node
+	// list may not overlap those of reservations without MAINT
+	// (_resv_overlap); a node count avoids them all (_filter_resv).
+	busy, held := roaring.New(), roaring.New()
 	for _, s := range q.resvs {
 		o := s.r
-		if o.Nodes != nil && o.Flags&ResvMaint == 0 && o.overlaps(r.Start, r.End) {
+		if o.Nodes == nil || !o.overlaps(r.Start, r.End) {
+			continue
+		}
+		held.Or(o.Nodes)
+		if o.Flags&ResvMaint == 0 {
 			busy.Or(o.Nodes)
 		}
 	}
+	// Nodes running jobs hold past the start.
 	jobs := roaring.New()
-	if r.Flags&ResvIgnoreJobs == 0 {
-		for _, id := range q.ids {
-			if j := q.jobs[id].j; j.State == Running && j.Nodes != nil && j.End > r.Start {
-				jobs.Or(j.Nodes)
-			}
+	for _, id := range q.ids {
+		if j := q.jobs[id].j; j.State == Running && j.Nodes != nil && j.End > r.Start {
+			jobs.Or(j.Nodes)
 		}
 	}
 	if r.Nodes == nil || r.Nodes.IsEmpty() {
 		if r.NodeCount <= 0 && r.Flags&ResvAnyNodes == 0 {
 			return fail(fmt.Errorf("%w: no nodes or node count", ErrReservationInvalid))
 		}
-		if r.Flags&ResvMaint == 0 {
-			pool.AndNot(busy)
+		// Idle nodes first; with IGNORE_JOBS busy ones make up the
+		// count, and a MAINT reservation may take reserved ones last.
+		free := roaring.AndNot(pool, held)
+		idle := roaring.AndNot(free, jobs)
+		r.Nodes = pickLowest(idle, r.NodeCount)
+		if n := r.NodeCount - int(r.Nodes.GetCardinality()); n > 0 && r.Flags&ResvIgnoreJobs != 0 {
+			r.Nodes.Or(pickLowest(roaring.AndNot(free, r.Nodes), n))
 		}
-		pool.AndNot(jobs)
-		if int(pool.GetCardinality()) < r.NodeCount {
+		if n := r.NodeCount - int(r.Nodes.GetCardinality()); n > 0 && r.Flags&ResvMaint != 0 {
+			more := roaring.AndNot(pool, r.Nodes)
+			if r.Flags&ResvIgnoreJobs == 0 {
+				more.AndNot(jobs)
+			}
+			r.Nodes.Or(pickLowest(more, n))
+		}
+		if int(r.Nodes.GetCardinality()) < r.NodeCount {
+			r.Nodes = nil
 			return fail(ErrNodesBusy)
-		}
-		r.Nodes = roaring.New()
-		it := pool.Iterator()
-		for range r.NodeCount {
-			r.Nodes.Add(it.Next())
 		}
 	} else {
 		if r.Flags&ResvMaint == 0 && r.Nodes.Intersects(busy) {
 			return fail(ErrReservationOverlap)
 		}
-		if r.Nodes.Intersects(jobs) {
+		if r.Flags&ResvIgnoreJobs == 0 && r.Nodes.Intersects(jobs) {
 			return fail(ErrNodesBusy)
 		}
 	}
@@ -471,15 +484,19 @@ func (q *Queue) fitsReservation(e *entry, now int64) bool {
 			return true
 		}
 		allowed, overlap, rc, _ := q.resvTest(e, p, now, limitSeconds(pr.req.TimeLimit), false)
+		req := pr.req.RequiredSet
 		switch {
 		case rc == resvLater:
 			return true
 		case rc != resvOK:
 			continue
-		case allowed == nil || overlap:
+		case req != nil && !req.IsEmpty() && !isSubset(req, allowed):
+			// "Required nodes outside of the reservation".
+			continue
+		case overlap && allowed.IsEmpty():
 			return true
 		}
-		if _, err := q.plugin.Select(pr.req, roaring.And(pr.cands, allowed), job.TestOnly, now); err == nil {
+		if _, err := q.plugin.Select(pr.req, roaring.And(pr.cands, allowed), job.TestOnly, now); err == nil || overlap {
 			return true
 		}
 	}
@@ -509,4 +526,15 @@ func (q *Queue) nextResvBoundary(now int64) int64 {
 		}
 	}
 	return next
+}
+
+// pickLowest is the n lowest-numbered nodes of from (fewer if it has
+// fewer).
+func pickLowest(from *roaring.Bitmap, n int) *roaring.Bitmap {
+	out := roaring.New()
+	it := from.Iterator()
+	for ; n > 0 && it.HasNext(); n-- {
+		out.Add(it.Next())
+	}
+	return out
 }

@@ -199,6 +199,25 @@ func TestAddReservationChecks(t *testing.T) {
 	if got := f.names(r.Nodes); got != "n3,n4" {
 		t.Errorf("node-count reservation took %s, want n3,n4 (n1 runs a job, n2 is reserved then)", got)
 	}
+	// Idle nodes first, then with IGNORE_JOBS busy ones; nodes another
+	// reservation (MAINT too) holds then are never taken.
+	for _, c := range []struct {
+		r    Reservation
+		want string
+		err  error
+	}{
+		{Reservation{Name: "all", NodeCount: 4, Start: 2700, End: 2800, Users: []string{"u"}, Flags: ResvIgnoreJobs}, "n1,n2,n3,n4", nil},
+		{Reservation{Name: "busy", NodeCount: 1, Start: 1500, End: 1600, Users: []string{"u"}}, "", ErrNodesBusy},
+		{Reservation{Name: "busy2", NodeCount: 1, Start: 1500, End: 1600, Users: []string{"u"}, Flags: ResvIgnoreJobs}, "n1", nil},
+	} {
+		r := c.r
+		err := f.q.AddReservation(&r, 0)
+		if !errors.Is(err, c.err) && !(c.err == nil && err == nil) {
+			t.Errorf("%s: %v, want %v", r.Name, err, c.err)
+		} else if err == nil && f.names(r.Nodes) != c.want {
+			t.Errorf("%s took %s, want %s", r.Name, f.names(r.Nodes), c.want)
+		}
+	}
 }
 
 // TestBackfillNeverPlansAcrossReservation: a job that needs nodes a
