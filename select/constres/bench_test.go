@@ -77,3 +77,36 @@ func BenchmarkWillRun(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRunNowFragmented is the worst case of the retry without the
+// smallest nodes: every node but 63 runs a 60-CPU job (4 CPUs left), and a
+// 64-node job of 1,920 CPUs fits only once nearly all the partly used nodes
+// are taken out, one evaluation per node (common_topo_choose_nodes does the
+// same in Slurm).
+func BenchmarkRunNowFragmented(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+			cl := benchCluster(b, n)
+			p := New(cl, Config{})
+			for i := 0; i < n-63; i++ {
+				r := &job.Request{ID: uint32(i + 1), NTasks: 60, MinNodes: 1, MaxNodes: 1}
+				a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := p.Begin(r, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r := &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64 * 30}
+			cand := cl.Snap.Live()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := p.Select(r, cand, job.RunNow, 0); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
