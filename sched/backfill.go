@@ -197,13 +197,13 @@ recordLoop:
 			unname := q.namePreemptees(e, r.part, now)
 			if dense != nil {
 				var nodes bitset.Set
-				if aStart, nodes, err = dense.WillRunDense(req, availBits, max(startRes, now)); err == nil {
+				if aStart, nodes, err = dense.WillRunDense(planRequest(req, laterStart), availBits, max(startRes, now)); err == nil {
 					// The plugin's buffer: startNow's selection (a
 					// preemption's tests) would overwrite it.
 					chosenBuf.Copy(nodes)
 					chosen = chosenBuf
 				}
-			} else if a, err = q.plugin.Select(req, availBits.Roaring(), job.Plan, max(startRes, now)); err == nil {
+			} else if a, err = q.plan(req, availBits, max(startRes, now), laterStart); err == nil {
 				aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 			}
 			unname()
@@ -319,10 +319,15 @@ recordLoop:
 			}
 			ns.add(st, endRes, chosen)
 			q.clock.update = now
-			if j.PlannedNodes == nil || j.PlannedNodes != e.plannedRef || !e.planned.Equal(chosen) {
+			// A job of several partitions is reserved in each, but keeps
+			// the earliest start and its nodes (_add_reservation).
+			if (origStart == 0 || start < origStart) && (j.PlannedNodes == nil || j.PlannedNodes != e.plannedRef || !e.planned.Equal(chosen)) {
 				// A plan the same as the last pass's keeps its bitmap.
 				j.PlannedNodes = chosen.Roaring()
 				e.planned, e.plannedRef = append(e.planned[:0], chosen...), j.PlannedNodes
+			}
+			if origStart != 0 && origStart < j.Start {
+				j.Start = origStart
 			}
 			counts.resvPart[r.part]++
 			p.Reserved++
@@ -330,6 +335,24 @@ recordLoop:
 		}
 	}
 	q.explainRest()
+}
+
+// plan is backfill's will-run of req on avail from start: the select
+// plugin's Plan of planRequest.
+func (q *Queue) plan(req *job.Request, avail bitset.Set, start, laterStart int64) (*job.Allocation, error) {
+	return q.plugin.Select(planRequest(req, laterStart), avail.Roaring(), job.Plan, start)
+}
+
+// planRequest is req as backfill asks will-run about it: with a
+// laterStart, no further than it (will_run_data_t {start_res,
+// later_start}; job.Request.PlanEnd).
+func planRequest(req *job.Request, laterStart int64) *job.Request {
+	if laterStart == 0 {
+		return req
+	}
+	r := *req
+	r.PlanEnd = laterStart
+	return &r
 }
 
 // preemptable is slurm_job_preempt_mode(j) != PREEMPT_MODE_OFF.

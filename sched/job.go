@@ -83,8 +83,9 @@ type Job struct {
 	// Reservation is the advance reservation the job runs in (sbatch
 	// --reservation), empty for none.
 	Reservation string
-	// Partitions are the partitions the job may run in, in the user's
-	// order; the queue has one record per partition.
+	// Partitions are the partitions the job may run in; Submit orders
+	// them as slurmctld does (highest PriorityTier first, else as
+	// given). The queue has one record per partition.
 	Partitions []string
 	// Priority orders the queue; 0 means held. HeldByUser says a held
 	// job's reason is JobHeldUser rather than JobHeldAdmin.

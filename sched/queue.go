@@ -115,6 +115,8 @@ type Queue struct {
 	// records, kept between passes for their storage.
 	bfSpace *nodeSpace
 	recBuf  []record
+	// partSize is each partition's CPUs and nodes, counted once.
+	partSize map[string][2]int
 }
 
 // entry is a job with what the queue derives from it once.
@@ -131,8 +133,13 @@ type entry struct {
 // partReq is a job's request in one partition and the candidates the chain
 // gives it there (nil when the partition refuses it).
 type partReq struct {
-	req   *job.Request
-	cands *roaring.Bitmap
+	req *job.Request
+	// refused is why the partition's size refuses the job for good
+	// (PartitionConfig, PartitionNodeLimit), ReasonNone if it does not:
+	// the tests of _part_access_check that job_limits_check makes and
+	// that need no clock (it passes no node list).
+	refused Reason
+	cands   *roaring.Bitmap
 	// candBits is cands in dense form, made by the first backfill pass
 	// that tests the job.
 	candBits bitset.Set
@@ -249,7 +256,7 @@ func (q *Queue) add(j *Job) (*entry, error) {
 		rq.ID, rq.Partition, rq.Priority = j.ID, p, j.Priority
 		rq.TimeLimit = q.timeLimit(j, p)
 		rq.ApplyMemoryPolicy(q.cl, q.opt.DefMemPerCPU, q.opt.MaxMemPerCPU)
-		pr := &partReq{req: &rq}
+		pr := &partReq{req: &rq, refused: q.partRefuses(&rq, p)}
 		pr.chain, pr.err = candidate.Build(candidate.Input{Cluster: q.cl, Request: &rq, Programs: e.progs})
 		if pr.err == nil {
 			pr.cands = pr.chain.Candidates
@@ -290,6 +297,7 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 		j.Priority = 0
 	}
 	j.State, j.Start, j.End, j.Nodes = Pending, 0, 0, nil
+	q.tierOrder(j.Partitions)
 	if len(j.Partitions) > 0 {
 		j.Partition = j.Partitions[0]
 	}
@@ -651,15 +659,21 @@ func (q *Queue) runnable2(e *entry, p string, minTime bool) bool {
 	if maxN <= 0 {
 		maxN = pr.req.NTasks
 	}
-	minN, _, _ := pr.req.NodeCounts(0)
+	// _part_access_check tests a partition that schedules (up or
+	// drained) only.
+	schedules := pc.State == PartUp || pc.State == PartDrain
 	switch {
+	case schedules && pr.refused != ReasonNone:
+		r = pr.refused
+	case !schedules:
 	case !exMin && pc.MinNodes > 0 && pr.req.MaxNodes > 0 && pr.req.MaxNodes < pc.MinNodes,
-		!exMax && pc.MaxNodes > 0 && maxN > pc.MaxNodes,
-		// _part_access_check: more nodes than the partition has.
-		(pc.State == PartUp || pc.State == PartDrain) && minN > int(q.cl.Partitions[p].Nodes.GetCardinality()):
+		!exMax && pc.MaxNodes > 0 && maxN > pc.MaxNodes:
 		r = ReasonPartNodeLimit
 	case !exTime && pc.MaxTime > 0 && (limit == job.Unlimited || limit > pc.MaxTime):
 		r = ReasonPartTimeLimit
+	}
+	switch {
+	case r != ReasonNone:
 	case pc.State == PartDown:
 		r = ReasonPartDown
 	case pc.State == PartInactive:
@@ -669,6 +683,50 @@ func (q *Queue) runnable2(e *entry, p string, minTime bool) bool {
 		j.setReason(r, "")
 	}
 	return r == ReasonNone
+}
+
+// tierOrder puts a job's partitions in the order slurmctld keeps them
+// (get_part_list): highest PriorityTier first, as given among equal
+// tiers. The queue builds its records in that order, so the last
+// partition's limits decide a job's reason when several refuse it.
+func (q *Queue) tierOrder(parts []string) {
+	tier := func(p string) uint32 {
+		if cp := q.cl.Partitions[p]; cp != nil {
+			return cp.PriorityTier
+		}
+		return 0
+	}
+	slices.SortStableFunc(parts, func(a, b string) int { return cmp.Compare(tier(b), tier(a)) })
+}
+
+// partRefuses is _part_access_check's size tests of job request r in
+// partition p: more CPUs than the partition has (the job's CPUs as sbatch
+// counts them, tasks x cpus-per-task) is PartitionConfig, more nodes than
+// it has PartitionNodeLimit.
+func (q *Queue) partRefuses(r *job.Request, p string) Reason {
+	size, ok := q.partSize[p]
+	if !ok {
+		nodes := q.cl.Partitions[p].Nodes
+		size[1] = int(nodes.GetCardinality())
+		it := nodes.Iterator()
+		for it.HasNext() {
+			if id := int(it.Next()); id < len(q.cl.CPUs) {
+				size[0] += q.cl.CPUs[id]
+			}
+		}
+		if q.partSize == nil {
+			q.partSize = map[string][2]int{}
+		}
+		q.partSize[p] = size
+	}
+	minN, _, _ := r.NodeCounts(0)
+	switch {
+	case max(r.NTasks, 1)*r.CPUsPerTaskOr1() > size[0]:
+		return ReasonPartConfig
+	case minN > size[1]:
+		return ReasonPartNodeLimit
+	}
+	return ReasonNone
 }
 
 // depResult is test_job_dependency's answer.

@@ -42,6 +42,8 @@ type schedCase struct {
 			Nodes       string `json:"nodes"`
 			SqueueStart int64  `json:"squeue_start"`
 			SqueueNodes string `json:"squeue_nodes"`
+			Start       int64  `json:"start_epoch"`
+			StartedBy   string `json:"started_by"`
 			JobID       uint32 `json:"job_id"`
 			Priority    uint32 `json:"priority"`
 			Submit      int64  `json:"submit_epoch"`
@@ -102,13 +104,120 @@ func TestSchedulingRecordingsReplay(t *testing.T) {
 var schedKnown = map[string]string{}
 
 // replaySchedCase replays one scheduling case and lists its differences.
+// Which jobs run, where, and why the others pend come from the replay of
+// the passes from the release on. The expected starts of the jobs backfill
+// planned come from a second queue that holds the jobs Slurm started at
+// the seconds Slurm started them (when the first replay started the same
+// jobs on the same nodes): a main pass slurmctld runs over hundreds of jobs
+// may cross a second, and a second's difference in a running job's end
+// reorders the ends the plans are made of.
 func replaySchedCase(conf string, c schedCase) ([]string, error) {
+	r, err := newSchedReplay(conf, c, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	q, cl := r.q, r.cl
+	if id, err := strconv.ParseUint(os.Getenv("SIFT_SCHED_TRACE"), 10, 32); err == nil {
+		// Debugging a difference: the tests of one job, each pass.
+		q.Trace(uint32(id))
+		defer r.dump(uint32(id))
+	}
+	if err := q.Finish(c.Gate, sched.Cancelled, c.Released); err != nil {
+		return nil, err
+	}
+	var order []uint32 // the jobs sift started, in order
+	for now := c.Released; now <= c.Read; now++ {
+		order = append(order, q.Tick(now).Started...)
+	}
+	diffs := r.diffs
+	same := len(diffs) == 0
+	for i, step := range c.Jobs {
+		s, j := step.Slurm, r.byStep[i]
+		if j == nil {
+			continue
+		}
+		name := fmt.Sprintf("job %d (%s)", s.JobID, step.Spec)
+		switch {
+		case j.State.String() != s.State:
+			diffs = append(diffs, fmt.Sprintf("%s: sift %s %s, Slurm %s %s", name, j.State, schedWhere(cl, j), s.State, s.Reason+s.Nodes))
+			same = false
+		case s.State == "RUNNING":
+			if got := schedNodeNames(cl, j.Nodes); got != s.Nodes {
+				diffs = append(diffs, fmt.Sprintf("%s: runs on %s in sift, on %s in Slurm", name, got, s.Nodes))
+				same = false
+			}
+		case s.State == "PENDING":
+			if got := j.ReasonText(); got != s.Reason {
+				diffs = append(diffs, fmt.Sprintf("%s: pending for %q in sift, %q in Slurm", name, got, s.Reason))
+			}
+		}
+	}
+	if !same || !strings.Contains(conf, "SchedulerType=sched/backfill") {
+		return diffs, nil
+	}
+	// The plans, over Slurm's running jobs.
+	at := map[uint32]*sched.Job{}
+	last := c.Released
+	for i, step := range c.Jobs {
+		s, j := step.Slurm, r.byStep[i]
+		if j != nil && s.State == "RUNNING" {
+			at[s.JobID] = &sched.Job{Partition: j.Partition, Nodes: j.Nodes, Start: s.Start, End: s.Start + j.End - j.Start}
+			if s.StartedBy == "Backfill" {
+				last = max(last, s.Start)
+			}
+		}
+	}
+	p, err := newSchedReplay(conf, c, at, order)
+	if err != nil {
+		// Slurm's starts cannot be set up (a job does not fit where it
+		// ran, its cores taken in another order): the first replay's
+		// plans are compared.
+		return append(diffs, r.planDiffs()...), nil
+	}
+	if err := p.q.Finish(c.Gate, sched.Cancelled, c.Released); err != nil {
+		return nil, err
+	}
+	// The last backfill cycle: bf_interval after the last that started a job.
+	p.q.BackfillPass(min(last+int64(p.q.Config().BFInterval/time.Second), c.Read), &sched.Pass{})
+	return append(diffs, p.planDiffs()...), nil
+}
+
+// planDiffs compares the expected start of each job Slurm's backfill
+// planned with the replay's, within bf_resolution.
+func (r *schedReplay) planDiffs() []string {
+	var diffs []string
+	for i, step := range r.c.Jobs {
+		s, j := step.Slurm, r.byStep[i]
+		if j == nil || s.State != "PENDING" || s.SqueueNodes == "" || s.SqueueStart == 0 {
+			continue
+		}
+		if d := j.Start - s.SqueueStart; d > r.res || d < -r.res {
+			diffs = append(diffs, fmt.Sprintf("job %d (%s): expected start %+d s from Slurm's (planned on %s in sift, %s in Slurm)", s.JobID, step.Spec, d, schedNodeNames(r.cl, j.PlannedNodes), s.SqueueNodes))
+		}
+	}
+	return diffs
+}
+
+// schedReplay is a case's queue with its jobs submitted behind the gate.
+type schedReplay struct {
+	q      *sched.Queue
+	cl     *job.Cluster
+	res    int64 // tolerance of expected starts
+	byStep []*sched.Job
+	diffs  []string // submissions sift refused
+	c      schedCase
+}
+
+// newSchedReplay submits the case's jobs; the jobs of running are added as
+// running instead (with that record's partition, nodes, start and end), in
+// the order of order, the order the first replay started them in, so that
+// each gets the cores it got there.
+func newSchedReplay(conf string, c schedCase, running map[uint32]*sched.Job, order []uint32) (*schedReplay, error) {
 	q, cl, res, defPart, err := schedReplayQueue(conf, c.Drained)
 	if err != nil {
 		return nil, err
 	}
-	byStep := make([]*sched.Job, len(c.Jobs))
-	var diffs []string
+	r := &schedReplay{q: q, cl: cl, res: res, byStep: make([]*sched.Job, len(c.Jobs)), c: c}
 	gate := &sched.Job{ID: c.Gate, User: "labuser", Name: "gate", Partitions: []string{defPart}, Request: &job.Request{MinNodes: 1, MaxNodes: 1, ReqNodes: 1, TimeLimit: time.Minute}}
 	if len(c.Jobs) > 0 {
 		gate.Submit = c.Jobs[0].Slurm.Submit
@@ -121,11 +230,17 @@ func replaySchedCase(conf string, c schedCase) ([]string, error) {
 		if s.State == "REJECTED" {
 			continue
 		}
-		j, err := replayJob(s.JobID, step.Spec, defPart, byStep)
+		j, err := replayJob(s.JobID, step.Spec, defPart, r.byStep)
 		if err != nil {
 			return nil, fmt.Errorf("step %d: %w", i+1, err)
 		}
 		j.Priority, j.Submit = s.Priority, s.Submit
+		if run, ok := running[s.JobID]; ok {
+			j.Partition, j.Nodes, j.Start, j.End = run.Partition, run.Nodes, run.Start, run.End
+			j.Deps = nil
+			r.byStep[i] = j
+			continue
+		}
 		j.Deps = append([]sched.Dependency{{Kind: sched.AfterAny, Job: c.Gate}}, j.Deps...)
 		if j.Begin != 0 && s.Eligible != 0 {
 			j.Begin = s.Eligible
@@ -133,59 +248,35 @@ func replaySchedCase(conf string, c schedCase) ([]string, error) {
 			j.Begin += s.Submit
 		}
 		if err := q.Submit(j, false, s.Submit); err != nil {
-			diffs = append(diffs, fmt.Sprintf("job %d (%s): sift refused it: %v", s.JobID, step.Spec, err))
+			r.diffs = append(r.diffs, fmt.Sprintf("job %d (%s): sift refused it: %v", s.JobID, step.Spec, err))
 			continue
 		}
-		byStep[i] = j
+		r.byStep[i] = j
 	}
-	if id, err := strconv.ParseUint(os.Getenv("SIFT_SCHED_TRACE"), 10, 32); err == nil {
-		// Debugging a difference: the tests of one job, each pass.
-		q.Trace(uint32(id))
-		defer func() {
-			for _, j := range q.Jobs() {
-				if j.State == sched.Running {
-					fmt.Printf("running %d on %s until %d: %+v\n", j.ID, schedNodeNames(cl, j.Nodes), j.End-c.Released, j.Alloc.PerNode)
-				} else if j.PlannedNodes != nil {
-					fmt.Printf("planned %d prio %d on %s at %d\n", j.ID, j.Priority, schedNodeNames(cl, j.PlannedNodes), j.Start-c.Released)
-				}
-			}
-			for _, e := range q.Explanations(uint32(id)) {
-				fmt.Printf("trace %d: %s %s [%d,%d] %s %v\n", id, e.Pass, e.Partition, e.From-c.Released, e.To-c.Released, e.Outcome, e.Chain.Usable)
-			}
-		}()
-	}
-	if err := q.Finish(c.Gate, sched.Cancelled, c.Released); err != nil {
-		return nil, err
-	}
-	for now := c.Released; now <= c.Read; now++ {
-		q.Tick(now)
-	}
-	for i, step := range c.Jobs {
-		s, j := step.Slurm, byStep[i]
-		if j == nil {
-			continue
-		}
-		name := fmt.Sprintf("job %d (%s)", s.JobID, step.Spec)
-		switch {
-		case j.State.String() != s.State:
-			diffs = append(diffs, fmt.Sprintf("%s: sift %s %s, Slurm %s %s", name, j.State, schedWhere(cl, j), s.State, s.Reason+s.Nodes))
-		case s.State == "RUNNING":
-			if got := schedNodeNames(cl, j.Nodes); got != s.Nodes {
-				diffs = append(diffs, fmt.Sprintf("%s: runs on %s in sift, on %s in Slurm", name, got, s.Nodes))
-			}
-		case s.State == "PENDING":
-			if got := j.ReasonText(); got != s.Reason {
-				diffs = append(diffs, fmt.Sprintf("%s: pending for %q in sift, %q in Slurm", name, got, s.Reason))
-			}
-			if s.SqueueNodes != "" && s.SqueueStart != 0 {
-				// A job backfill planned: its expected start and nodes.
-				if d := j.Start - s.SqueueStart; d > res || d < -res {
-					diffs = append(diffs, fmt.Sprintf("%s: expected start %+d s from Slurm's (planned on %s in sift, %s in Slurm)", name, d, schedNodeNames(cl, j.PlannedNodes), s.SqueueNodes))
+	for _, id := range order {
+		for i, step := range c.Jobs {
+			if j := r.byStep[i]; j != nil && step.Slurm.JobID == id && running[id] != nil {
+				if err := q.AddRunning(j); err != nil {
+					return nil, fmt.Errorf("job %d: %w", id, err)
 				}
 			}
 		}
 	}
-	return diffs, nil
+	return r, nil
+}
+
+// dump prints the running and planned jobs and the traced job's tests.
+func (r *schedReplay) dump(id uint32) {
+	for _, j := range r.q.Jobs() {
+		if j.State == sched.Running {
+			fmt.Printf("running %d prio %d on %s from %d until %d: %+v\n", j.ID, j.Priority, schedNodeNames(r.cl, j.Nodes), j.Start-r.c.Released, j.End-r.c.Released, j.Alloc.PerNode)
+		} else if j.PlannedNodes != nil {
+			fmt.Printf("planned %d prio %d on %s at %d\n", j.ID, j.Priority, schedNodeNames(r.cl, j.PlannedNodes), j.Start-r.c.Released)
+		}
+	}
+	for _, e := range r.q.Explanations(id) {
+		fmt.Printf("trace %d: %s %s [%d,%d] %s %v\n", id, e.Pass, e.Partition, e.From-r.c.Released, e.To-r.c.Released, e.Outcome, e.Chain.Usable)
+	}
 }
 
 // schedWhere is where a job runs, or why it pends, for a message.

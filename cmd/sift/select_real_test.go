@@ -71,13 +71,10 @@ type realNode struct {
 var realKnown = map[string]string{
 	"rand-gpu/ntasks=15,gpus=5 ; cpus-per-task=9,mem-per-cpu=2000,exclude=g1,gpus-per-node=1 ; mem-per-cpu=2000,exclusive,nodelist=h1": gpuJobTasks,
 	"rand-gpu/ntasks=15,mem-per-cpu=8000,gpus=5": gpuJobTasks,
-	"willrun-mixed/time=60,nodes=1 ; time=50,nodes=1 ; time=40,nodes=1 ; time=30,nodes=1 ; time=20,nodes=1 ; time=10,nodes=1 ; test-only:nodes=3": willRunShared,
 }
 
 // Reasons of the known differences.
 const (
-	willRunShared = "cons_tres will-run (sbatch --test-only) beside running jobs on mixed node weights: Slurm waits for whole nodes to free and weighs nodes differently (its node weights are not refreshed for will-run); sift places the job beside running jobs by weight"
-
 	gpuJobTasks = "--gpus=N over several nodes: Slurm lays tasks out in proportion to each node's GPUs (12+3 for 15 tasks, 4+1 GPUs); sift by CPUs"
 )
 

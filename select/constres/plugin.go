@@ -833,26 +833,10 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 			return a, err
 		}
 	}
-	// Then batches: the next job and every job ending within the window of
-	// its (30 s aligned) end; the window doubles after each failed test.
-	window := int64(30)
-	spent := p.willRunTimer()
-	for i < len(running) {
-		batchEnd := (running[i].end/30)*30 + window
-		for first := true; i < len(running) && (first || running[i].end <= batchEnd); first = false {
-			p.removeJob(exp, running[i], true)
-			removed = append(removed, running[i])
-			i++
-		}
-		if a, ok, err := try(); ok || err != nil {
-			return a, err
-		}
-		window *= 2
-		if spent() {
-			return nil, errWillRunCap
-		}
-	}
-	return nil, &job.Unsatisfied{Reason: "does not fit even after every running job ends"}
+	return futureBatches(running, i, r.PlanEnd, func(j *record) bool { return onAny(j, cand) }, p.willRunTimer(), func(k int) {
+		p.removeJob(exp, running[k], true)
+		removed = append(removed, running[k])
+	}, func(int, int) (*job.Allocation, bool, error) { return try() })
 }
 
 func sortedJobs(st *state) []*record {

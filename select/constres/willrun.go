@@ -184,7 +184,7 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 			return p.build(p.st, r, pk, free, now)
 		}
 	}
-	return c.walk(now, p.willRunTimer(), bound.release, func(n int) (*job.Allocation, bool, error) {
+	return c.walk(now, r.PlanEnd, cand, p.willRunTimer(), bound.release, func(n, last int) (*job.Allocation, bool, error) {
 		if !bound.mayFit() {
 			return nil, false, nil
 		}
@@ -198,7 +198,7 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 		if err != nil {
 			return nil, false, err
 		}
-		a.Start = c.startOf(a, n, now)
+		a.Start = c.startOf(a, n, last, now)
 		return a, true, nil
 	})
 }
@@ -212,34 +212,88 @@ func (c *releaseChain) overdue(now int64) bool {
 }
 
 // walk is _will_run_test's release loop over the chain: the jobs ending by
-// now, tested once released, then batches of the next job and every job ending
-// within a window of its (30 s aligned) end, the window doubling after each
-// failed test. release sees each job as it is released; test is asked with
-// running[:n] released after each batch (and once the jobs ending by now
-// are), until it succeeds, fails with an error, or spent says the 2 s
+// now, tested once released, then futureBatches over the others (up to
+// end, 0 for no bound), for a job whose candidates are cand. release sees each job as it is released; test
+// is asked with running[:n] released, last the index of the latest job
+// released, until it succeeds, fails with an error, or spent says the 2 s
 // cap is used up.
-func (c *releaseChain) walk(now int64, spent func() bool, release func(*record), test func(n int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
+func (c *releaseChain) walk(now, end int64, cand bitset.Set, spent func() bool, release func(*record), test func(n, last int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
 	running := c.running
 	i := 0
 	for ; i < len(running) && running[i].end <= now; i++ {
 		release(running[i])
 	}
 	if i > 0 {
-		if a, ok, err := test(i); ok || err != nil {
+		if a, ok, err := test(i, i-1); ok || err != nil {
 			return a, err
 		}
 	}
-	window := int64(30)
-	for i < len(running) {
-		batchEnd := (running[i].end/30)*30 + window
-		for first := true; i < len(running) && (first || running[i].end <= batchEnd); first = false {
-			release(running[i])
-			i++
+	return futureBatches(running, i, end, func(j *record) bool { return onAny(j, cand) }, spent, func(k int) { release(running[k]) }, test)
+}
+
+// onAny reports whether job j holds a node of cand.
+func onAny(j *record, cand bitset.Set) bool {
+	for _, id := range j.nodes {
+		if cand.Has(id) {
+			return true
 		}
-		if a, ok, err := test(i); ok || err != nil {
+	}
+	return false
+}
+
+// yearSeconds caps the window's growth (Slurm's YEAR_SECONDS).
+const yearSeconds = 365 * 24 * 60 * 60
+
+// futureBatches is _future_run_test's loop over the running jobs from i on
+// (in end order), up to the first that ends after end (when end is not
+// zero: will_run_data_t's end): a job on none of the candidates (on false)
+// is skipped;
+// the others are released in batches, and test is asked after each with
+// running[:n] released and last the latest released. The windows are
+// measured from one barrier, the first released job's end rounded up to
+// the next 30 s: a batch takes jobs while the next job in end order ends
+// within the barrier plus the window (30 s at first); after a failed test
+// the window doubles until that next job ends within it.
+func futureBatches(running []*record, i int, end int64, on func(*record) bool, spent func() bool, release func(k int), test func(n, last int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
+	window, barrier := int64(30), int64(0)
+	for i < len(running) {
+		last, next := -1, int64(-1)
+		over := false
+		for i < len(running) {
+			if end != 0 && running[i].end > end {
+				over = true
+				break
+			}
+			k := i
+			i++
+			if !on(running[k]) {
+				continue
+			}
+			if barrier == 0 {
+				barrier = running[k].end + 30 - running[k].end%30
+			}
+			release(k)
+			last = k
+			if i < len(running) && running[i].end > barrier+window {
+				next = running[i].end
+				break
+			}
+		}
+		if last < 0 {
+			break
+		}
+		if a, ok, err := test(i, last); ok || err != nil {
 			return a, err
 		}
-		window *= 2
+		if over {
+			break
+		}
+		for window <= yearSeconds {
+			window *= 2
+			if next < 0 || next <= barrier+window {
+				break
+			}
+		}
 		if spent() {
 			return nil, errWillRunCap
 		}
@@ -249,18 +303,19 @@ func (c *releaseChain) walk(now int64, spent func() bool, release func(*record),
 
 // startOf is the start of a, found with running[:n] released: the end of
 // the latest of them on a node of a (_get_last_relevant_job), else of the
-// last one released, and at least now+1. The jobs are indexed in end order.
-func (c *releaseChain) startOf(a *job.Allocation, n int, now int64) int64 {
-	last := -1
+// last one released (running[last]), and at least now+1. The jobs are
+// indexed in end order.
+func (c *releaseChain) startOf(a *job.Allocation, n, last int, now int64) int64 {
+	rel := -1
 	for _, na := range a.PerNode {
 		js := c.nodeJobs[na.ID]
 		if k, _ := slices.BinarySearch(js, int32(n)); k > 0 {
-			last = max(last, int(js[k-1]))
+			rel = max(rel, int(js[k-1]))
 		}
 	}
-	start := c.running[n-1].end
-	if last >= 0 {
-		start = c.running[last].end
+	start := c.running[last].end
+	if rel >= 0 {
+		start = c.running[rel].end
 	}
 	return max(start, now+1)
 }
@@ -405,7 +460,7 @@ func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bitset.Set,
 			return p.build(p.st, r, pk, free, now)
 		}
 	}
-	return c.walk(now, p.willRunTimer(), func(*record) {}, func(n int) (*job.Allocation, bool, error) {
+	return c.walk(now, r.PlanEnd, cand, p.willRunTimer(), func(*record) {}, func(n, last int) (*job.Allocation, bool, error) {
 		st := p.stateAt(c, n)
 		pk, free, ok := p.fit(st, r, cand)
 		if !ok {
@@ -415,7 +470,7 @@ func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bitset.Set,
 		if err != nil {
 			return nil, false, err
 		}
-		a.Start = c.startOf(a, n, now)
+		a.Start = c.startOf(a, n, last, now)
 		return a, true, nil
 	})
 }

@@ -248,19 +248,10 @@ func (r *Request) Resolve(c *Cluster) error {
 	if r.ExcludedSet, err = resolveList(c, r.Excluded); err != nil {
 		return err
 	}
-	if r.RequiredSet != nil && r.MinNodes > 0 && int(r.RequiredSet.GetCardinality()) > r.MinNodes {
-		// _job_create: a node list longer than the node count (-N1
-		// -w n[1-3]) becomes the exclusion of every other node.
-		ex := c.Snap.Live().Clone()
-		ex.AndNot(r.RequiredSet)
-		if r.ExcludedSet != nil {
-			ex.Or(r.ExcludedSet)
-		}
-		r.ExcludedSet, r.RequiredSet = ex, nil
-	}
 	if err := r.checkPlane(); err != nil {
 		return err
 	}
+	r.narrowNodeList(c)
 	if err := r.checkGPUs(); err != nil {
 		return err
 	}
@@ -271,6 +262,36 @@ func (r *Request) Resolve(c *Cluster) error {
 		r.NTasks = min(max(r.MinNodes, 1)*r.NTasksPerNode, 1<<24)
 	}
 	return nil
+}
+
+// narrowNodeList applies what sbatch and _job_create do with a node list
+// longer than the node count. Without -N, sbatch asks for as many nodes
+// as the list names, but no more than the tasks (_opt_verify: "can't run
+// 2 processes on 3 nodes"); a list naming more nodes than that minimum
+// then becomes, in _job_create, the exclusion of every other node rather
+// than a list of required nodes (-N1 -w n[1-3] runs on one of them).
+func (r *Request) narrowNodeList(c *Cluster) {
+	if r.RequiredSet == nil || r.RequiredSet.IsEmpty() {
+		return
+	}
+	n := int(r.RequiredSet.GetCardinality())
+	minN := r.MinNodes
+	if minN == 0 {
+		minN = n
+		if r.NTasks > 0 && r.NTasks < minN {
+			minN = r.NTasks
+			r.MinNodes, r.MaxNodes, r.ReqNodes = minN, minN, minN
+		}
+	}
+	if n <= minN {
+		return
+	}
+	ex := c.Snap.Live().Clone()
+	ex.AndNot(r.RequiredSet)
+	if r.ExcludedSet != nil {
+		ex.Or(r.ExcludedSet)
+	}
+	r.ExcludedSet, r.RequiredSet = ex, nil
 }
 
 // ErrGPUsBelowNodes is a per-job GPU count below the minimum node count.

@@ -17,6 +17,7 @@ type Shape struct {
 	SocketsPerNode, CoresPerSocket, ThreadsPerCore        int
 	MinCPUsPerNode, MinCPUsTotal, GPUsPerNode, GPUsPerJob int
 	PlaneSize                                             int
+	PlanEnd                                               int64
 	MemPerNode, MemPerCPU                                 uint64
 	MemPerNodeSet, Contiguous, Exclusive, OverSubscribe   bool
 	Preemptable, CoreDistSet                              bool
@@ -35,7 +36,7 @@ func (r *Request) Shape() (Shape, bool) {
 		NTasksPerNode: r.NTasksPerNode, NTasksPerCore: r.NTasksPerCore, NTasksPerSocket: r.NTasksPerSocket,
 		SocketsPerNode: r.SocketsPerNode, CoresPerSocket: r.CoresPerSocket, ThreadsPerCore: r.ThreadsPerCore,
 		MinCPUsPerNode: r.MinCPUsPerNode, MinCPUsTotal: r.MinCPUsTotal, GPUsPerNode: r.GPUsPerNode, GPUsPerJob: r.GPUsPerJob,
-		PlaneSize: r.PlaneSize, MemPerNode: r.MemPerNode, MemPerCPU: r.MemPerCPU, MemPerNodeSet: r.MemPerNodeSet,
+		PlaneSize: r.PlaneSize, PlanEnd: r.PlanEnd, MemPerNode: r.MemPerNode, MemPerCPU: r.MemPerCPU, MemPerNodeSet: r.MemPerNodeSet,
 		Contiguous: r.Contiguous, Exclusive: r.Exclusive, OverSubscribe: r.OverSubscribe, Preemptable: r.Preemptable,
 		CoreDistSet: r.CoreDistSet, Distribution: r.Distribution, GPUType: r.GPUType, Partition: r.Partition}, true
 }

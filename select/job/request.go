@@ -121,6 +121,11 @@ type Request struct {
 	RequiredSet, ExcludedSet *roaring.Bitmap
 	// TimeLimit is the wall-clock limit; 0 means not given, Unlimited none.
 	TimeLimit time.Duration
+	// PlanEnd, when not zero, bounds a Plan answer (the end of backfill's
+	// will_run_data_t, its later_start): cons_tres looks only at running
+	// jobs ending by then, so a job that cannot start by then gets no
+	// answer and backfill retries it from there.
+	PlanEnd int64
 	// Partition names the job's partition.
 	Partition string
 	// Priority orders jobs; higher is more important.

@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/nodesift/sift/hostlist"
 )
 
 // A scheduling case (mode "schedule") asks what slurmctld's passes do with
@@ -23,15 +21,22 @@ import (
 // gate's cancel, frees them all at once.
 //
 // Which pass then sees the queue first must not be left to chance either.
-// A pending job's cancel queues no main pass, the main pass runs from
-// slurmctld's background loop at the next whole second once one is queued
-// (job_sched_cnt), and the backfill thread runs bf_interval after its last
-// cycle: a race. So, under sched/backfill, the recorder waits for a
-// backfill cycle to end (sdiag's backfill cycle count), then cancels the
-// gate and queues a main pass at once (a node update queues one): the
-// main pass runs within a second, the next backfill cycle only bf_interval
-// (3 s in the generated files) after the last, as sift's Queue.Tick orders
-// them. The case's Drained nodes are drained before the submissions and
+// A pending job's cancel queues no main pass; a main pass runs from
+// slurmctld's background loop (each second) once one is queued
+// (job_sched_cnt, which every submission and node update raises), and the
+// backfill thread runs bf_interval after its last cycle: a race. So the
+// recorder lets the passes the submissions queued run first (1.5 s), waits
+// under sched/backfill for a backfill cycle to end (its "no jobs to
+// backfill" log line, after a held sync job gives the thread work), then
+// cancels the gate and queues one main pass (a
+// node comment update): the main pass runs within a second, the next
+// backfill cycle only bf_interval (3 s in the generated files) after the
+// last, as sift's Queue.Tick orders them. Before each case it also waits a
+// second after the last case's jobs are gone, for their epilogs (each runs
+// a main pass). The release comes at once after the backfill cycle: the
+// sync job's queued main pass, if it has not run yet, runs with the
+// release's (the background loop takes every queued request at once). The
+// case's Drained nodes are drained before the submissions and
 // resumed after the case. After Wait seconds every job is read: state,
 // reason, nodes, start or expected start, the nodes backfill planned and
 // which pass started it.
@@ -46,6 +51,8 @@ func (l *lab) runSchedCase(c *Case) error {
 	if err := l.clear(); err != nil {
 		return err
 	}
+	// The last case's epilogs may still report (each runs a main pass).
+	time.Sleep(time.Second)
 	if c.Drained != "" {
 		if _, errs, err := l.cmd("scontrol", "update", "nodename="+c.Drained, "state=drain", "reason=siftlab"); err != nil {
 			return fmt.Errorf("drain: %v: %s", err, errs)
@@ -73,10 +80,14 @@ func (l *lab) runSchedCase(c *Case) error {
 		}
 		ids = append(ids, strings.TrimSpace(strings.Split(out, ";")[0]))
 	}
-	if err := l.afterBackfillCycle(l.logSize()); err != nil {
+	// Each submission queued a main pass (job_sched_cnt), which the
+	// background loop runs within a second; let it run now, over the gated
+	// queue, so that the release's own is the only one after it.
+	time.Sleep(1500 * time.Millisecond)
+	if err := l.afterBackfillCycle(common); err != nil {
 		return err
 	}
-	first := strings.SplitN(l.nodeList(), ",", 2)[0]
+	first := l.firstNode()
 	c.Released = time.Now().Unix()
 	if _, errs, err := l.cmd("scancel", gate); err != nil {
 		return fmt.Errorf("cancel gate: %v: %s", err, errs)
@@ -111,25 +122,29 @@ func (l *lab) runSchedCase(c *Case) error {
 	return nil
 }
 
-// afterBackfillCycle returns once a backfill cycle has begun and ended
-// after the case's submissions, if the scheduler is sched/backfill. A cycle
-// over a queue of gated jobs finds nothing to test and leaves no trace in
-// sdiag, so the recorder runs slurmctld with DebugFlags=Backfill and waits
-// for the cycle's "no jobs to backfill" line in its log, written after
-// logOff (the log's size once the last job was submitted). Each submission
-// gave the thread work, so such a cycle comes within bf_interval.
-func (l *lab) afterBackfillCycle(logOff int64) error {
+// afterBackfillCycle returns once a backfill cycle has begun and ended,
+// if the scheduler is sched/backfill. A cycle over a queue of gated jobs
+// finds nothing to test and leaves no trace in sdiag, so the recorder runs
+// slurmctld with DebugFlags=Backfill and waits for the cycle's "no jobs to
+// backfill" line in its log. The cycle is caused by a held job submitted
+// now (it changes the job table; held, it is never tested or run), since
+// the submissions' own cycles may be over.
+func (l *lab) afterBackfillCycle(common []string) error {
 	if !l.backfill {
 		return nil
 	}
+	off := l.logSize()
+	if _, errs, err := l.cmd("sbatch", append([]string{"--hold", "--job-name=sync", "--nodes=1", "--time=1"}, common...)...); err != nil {
+		return fmt.Errorf("sync job: %v: %s", err, errs)
+	}
 	for range 1500 {
-		if b, err := os.ReadFile(l.ctldLog); err == nil && int64(len(b)) > logOff &&
-			strings.Contains(string(b[logOff:]), "no jobs to backfill") {
+		if b, err := os.ReadFile(l.ctldLog); err == nil && int64(len(b)) > off &&
+			strings.Contains(string(b[off:]), "no jobs to backfill") {
 			return nil
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return errors.New("no backfill cycle within 15 s of the last submission")
+	return errors.New("no backfill cycle within 15 s of the sync job")
 }
 
 // logSize is the size of slurmctld's log.
@@ -263,14 +278,14 @@ func resolveDeps(v string, ids []string) (string, error) {
 	return b.String(), nil
 }
 
-// nodeList is the cluster's nodes as one hostlist, in slurm.conf order.
-func (l *lab) nodeList() string {
+// firstNode is the cluster's first node in slurm.conf order.
+func (l *lab) firstNode() string {
 	names := make([]string, 0, len(l.threads))
 	for n := range l.threads {
 		names = append(names, n)
 	}
 	sort.Slice(names, func(a, b int) bool { return nodeLess(names[a], names[b]) })
-	return hostlist.Compress(hostlist.Slurm, names)
+	return names[0]
 }
 
 // nodeLess orders n2 before n10.
