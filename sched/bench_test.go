@@ -29,10 +29,15 @@ func benchCluster(b *testing.B, nodes int) *index.Snapshot {
 
 // benchQueue fills about 90% of the nodes with running 16-node jobs that
 // end over the next ten hours and queues jobs pending jobs of 1-32 nodes.
-func benchQueue(b *testing.B, s *index.Snapshot, jobs int, cfg Config) *Queue {
+// plain hides the plugin's dense will-run (and so its memo).
+func benchQueue(b *testing.B, s *index.Snapshot, jobs int, cfg Config, plain bool) *Queue {
 	b.Helper()
 	cl := job.NewCluster(s)
-	q := NewQueue(Options{Cluster: cl, Plugin: constres.New(cl, constres.Config{}), Scheduler: Backfill{}, Config: cfg})
+	var plugin job.Plugin = constres.New(cl, constres.Config{})
+	if plain {
+		plugin = plainPlugin{plugin}
+	}
+	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: Backfill{}, Config: cfg})
 	r := rand.New(rand.NewPCG(1, 2))
 	now := int64(1_000_000)
 	n := cl.N
@@ -79,7 +84,7 @@ func BenchmarkMainPass(b *testing.B) {
 			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				q := benchQueue(b, s, sz.jobs, DefaultConfig())
+				q := benchQueue(b, s, sz.jobs, DefaultConfig(), false)
 				p = &Pass{}
 				b.StartTimer()
 				c0 := cpuTime()
@@ -94,31 +99,40 @@ func BenchmarkMainPass(b *testing.B) {
 }
 
 // BenchmarkBackfill is one backfill pass testing 5,000 pending jobs on
-// 10,000 nodes (bf_max_job_test=5000; budget 1 s), after the main pass.
+// 10,000 nodes (bf_max_job_test=5000; budget 1 s), after the main pass:
+// willrun=dense as the scheduler runs it, willrun=select with the
+// plugin's will-run answered through Select (no dense sets, no memo), the
+// path before issue 18's speed-ups, for a ratio taken in one run.
 func BenchmarkBackfill(b *testing.B) {
 	for _, sz := range []struct{ jobs, nodes int }{{5000, 10000}} {
-		b.Run(fmt.Sprintf("jobs=%d/nodes=%d", sz.jobs, sz.nodes), func(b *testing.B) {
-			s := benchCluster(b, sz.nodes)
-			cfg := DefaultConfig()
-			cfg.BFMaxJobTest = sz.jobs
-			b.ReportAllocs()
-			tested, started := 0, 0
-			var cpu time.Duration
-			for i := 0; i < b.N; i++ {
-				b.StopTimer()
-				q := benchQueue(b, s, sz.jobs, cfg)
-				q.MainPass(1_000_000, true, &Pass{})
-				p := &Pass{}
-				b.StartTimer()
-				c0 := cpuTime()
-				q.BackfillPass(1_000_000, p)
-				cpu += cpuTime() - c0
-				tested, started = p.BackfillTested, len(p.Started)
+		for _, plain := range []bool{false, true} {
+			path := "dense"
+			if plain {
+				path = "select"
 			}
-			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(tested), "jobs-tested")
-			b.ReportMetric(float64(started), "started")
-		})
+			b.Run(fmt.Sprintf("jobs=%d/nodes=%d/willrun=%s", sz.jobs, sz.nodes, path), func(b *testing.B) {
+				s := benchCluster(b, sz.nodes)
+				cfg := DefaultConfig()
+				cfg.BFMaxJobTest = sz.jobs
+				b.ReportAllocs()
+				tested, started := 0, 0
+				var cpu time.Duration
+				for i := 0; i < b.N; i++ {
+					b.StopTimer()
+					q := benchQueue(b, s, sz.jobs, cfg, plain)
+					q.MainPass(1_000_000, true, &Pass{})
+					p := &Pass{}
+					b.StartTimer()
+					c0 := cpuTime()
+					q.BackfillPass(1_000_000, p)
+					cpu += cpuTime() - c0
+					tested, started = p.BackfillTested, len(p.Started)
+				}
+				b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+				b.ReportMetric(float64(tested), "jobs-tested")
+				b.ReportMetric(float64(started), "started")
+			})
+		}
 	}
 }
 
