@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/spf13/cobra"
 
+	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/inventory"
 	"github.com/nodesift/sift/limits"
@@ -41,6 +43,7 @@ type simFlags struct {
 	knobs                               []string
 	prio                                string
 	prioSets                            []string
+	resvs                               []string
 	// clock times the run and its passes; nil leaves the wall-clock
 	// figures out (a sweep's files must not depend on the machine).
 	clock func() time.Time
@@ -109,6 +112,7 @@ Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
 	fl.StringVar(&f.params, "scheduler-parameters", "", "SchedulerParameters, e.g. bf_window=2880,bf_resolution=300 (default: the slurm.conf's)")
 	fl.StringVar(&f.prio, "priority", "basic", "priority plugin: basic (FIFO) or multifactor (weights from the slurm.conf, associations from the trace's users)")
 	fl.StringArrayVar(&f.prioSets, "priority-set", nil, "KEY=VALUE: a slurm.conf priority key for --priority multifactor (PriorityWeightFairshare=1000, ...)")
+	fl.StringArrayVar(&f.resvs, "reservation", nil, "NODES:START:END[:FLAGS]: an advance reservation no trace job may use, NODES a hostlist, START and END seconds from the trace's start, FLAGS as scontrol's (MAINT, ...); repeatable")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the synthetic workload")
 	fl.IntVar(&f.synthJobs, "synthetic-jobs", simDefaultJobs, "jobs in the synthetic workload")
 	for i, k := range scheduleKnobs {
@@ -227,6 +231,9 @@ func (f *simFlags) simulate(cmd *cobra.Command) (*simOutcome, error) {
 	}
 	if opt.Partition == "" {
 		opt.Partition = simPartition(cl, inv)
+	}
+	if opt.Reservations, err = simReservations(f.resvs); err != nil {
+		return nil, invalidInput(err)
 	}
 	part := cl.Partitions[opt.Partition]
 	if part == nil {
@@ -452,4 +459,36 @@ func simPriority(tr *workload.Trace, inv *inventory.Cluster, cl *job.Cluster, pa
 		return nil, err
 	}
 	return priority.NewHook(m), nil
+}
+
+// simReservations reads --reservation values: NODES:START:END[:FLAGS].
+func simReservations(vals []string) ([]sim.Reservation, error) {
+	var out []sim.Reservation
+	for i, v := range vals {
+		parts := strings.Split(v, ":")
+		if len(parts) < 3 || len(parts) > 4 {
+			return nil, fmt.Errorf("--reservation %q: expected NODES:START:END[:FLAGS]", v)
+		}
+		l, err := hostlist.Parse(hostlist.Slurm, parts[0])
+		if err != nil {
+			return nil, fmt.Errorf("--reservation %q: %w", v, err)
+		}
+		nodes, err := l.Expand(1 << 20)
+		if err != nil {
+			return nil, fmt.Errorf("--reservation %q: %w", v, err)
+		}
+		start, err1 := strconv.ParseInt(parts[1], 10, 64)
+		end, err2 := strconv.ParseInt(parts[2], 10, 64)
+		if err1 != nil || err2 != nil || start < 0 || end <= start {
+			return nil, fmt.Errorf("--reservation %q: START and END are seconds from the trace's start, END after START", v)
+		}
+		r := sim.Reservation{Name: fmt.Sprintf("resv%d", i+1), Start: start, End: end, Nodes: nodes}
+		if len(parts) == 4 {
+			if r.Flags, err = sched.ParseResvFlags(parts[3]); err != nil {
+				return nil, fmt.Errorf("--reservation %q: %w", v, err)
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }

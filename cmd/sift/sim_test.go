@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -175,6 +176,31 @@ func TestSimCompareRecordedNeedsATrace(t *testing.T) {
 	} {
 		if _, errOut, code := runCLI(args...); code != exitInvalidInput || !strings.Contains(errOut, "--compare-recorded") {
 			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+}
+
+// TestSimReservationKeepsJobsOff: --reservation keeps every trace job off
+// its nodes until it ends; a malformed one is invalid input.
+func TestSimReservationKeepsJobsOff(t *testing.T) {
+	csv := filepath.Join(t.TempDir(), "jobs.csv")
+	_, errOut, code := runCLI("sim", "--trace", "testdata/sim/known.swf", "--jobs-out", csv, "--reservation", "n[1-4]:0:500:MAINT")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	rows, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range strings.Split(strings.TrimSpace(string(rows)), "\n")[1:] {
+		f := strings.Split(row, ",")
+		if start, err := strconv.Atoi(f[3]); err != nil || start < 500 {
+			t.Errorf("job %s starts at %s, inside the reservation", f[0], f[3])
+		}
+	}
+	for _, bad := range []string{"n1:10", "n1:20:10", "n1:0:10:DAILY", "n[1-:0:10"} {
+		if _, _, code := runCLI("sim", "--trace", "testdata/sim/known.swf", "--reservation", bad); code != exitInvalidInput {
+			t.Errorf("--reservation %s: exit %d, want %d", bad, code, exitInvalidInput)
 		}
 	}
 }
