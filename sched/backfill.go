@@ -42,6 +42,7 @@ func (c *bfCounts) exceeds(cfg Config, j *Job, part string) bool {
 // bf_resolution), so that no lower-priority job can delay it. p collects
 // what happened.
 func (q *Queue) BackfillPass(now int64, p *Pass) {
+	q.passNow = now
 	cfg := q.cfg
 	res := max(int64(cfg.BFResolution/time.Second), 1)
 	window := int64(cfg.BFWindow / time.Second)

@@ -43,7 +43,11 @@ func (q *Queue) explain(e *entry, pass, part string, from, to int64, mask candid
 		return -1
 	}
 	pr := e.parts[part]
-	res, err := candidate.Build(candidate.Input{Cluster: q.cl, Request: pr.req, Programs: e.progs, Masks: []candidate.Mask{mask}})
+	masks := []candidate.Mask{mask}
+	if m, ok := q.resvMask(e, part, from, to); ok {
+		masks = []candidate.Mask{m, mask}
+	}
+	res, err := candidate.Build(candidate.Input{Cluster: q.cl, Request: pr.req, Programs: e.progs, Masks: masks})
 	if err != nil {
 		return -1
 	}
@@ -99,4 +103,35 @@ func (q *Queue) explainRest() {
 			}
 		}
 	}
+}
+
+// resvMask is the advance reservations' stage of a test of e's job in part
+// over [from, to] (the main pass: from the pass's time for the job's
+// limit): the nodes job_test_resv leaves it; false when no reservation
+// concerns it.
+func (q *Queue) resvMask(e *entry, part string, from, to int64) (candidate.Mask, bool) {
+	if len(q.resvs) == 0 {
+		return candidate.Mask{}, false
+	}
+	start, dur := from, to-from
+	if from == 0 {
+		start, dur = q.passNow, limitSeconds(e.parts[part].req.TimeLimit)
+	}
+	allowed, _, rc, _ := q.resvTest(e, part, start, dur, false)
+	m := candidate.Mask{Name: "reservations", Detail: clockText(start) + " to " + clockText(start+dur), Nodes: allowed}
+	switch {
+	case e.j.Reservation != "" && rc != resvOK:
+		m.Reason, m.Nodes = "reservation "+e.j.Reservation+" not usable then", roaring.New()
+	case e.j.Reservation != "":
+		m.Reason = "outside reservation " + e.j.Reservation + ", or held by another one then"
+	case rc == resvMaint:
+		m.Reason, m.Nodes = "a MAINT reservation covers the partition then", roaring.New()
+	case rc == resvBusy:
+		m.Reason, m.Nodes = "the node list meets a reservation then", roaring.New()
+	case allowed == nil:
+		return candidate.Mask{}, false
+	default:
+		m.Reason = "held by advance reservations then"
+	}
+	return m, true
 }

@@ -60,6 +60,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 	for _, s := range q.resvs {
 		s.schedFailed = false
 	}
+	q.passNow = now
 	clock := q.newBudget()
 	p.MainExit = "end of queue"
 	for _, r := range recs {

@@ -111,6 +111,8 @@ type Queue struct {
 	traced map[uint32][]Explanation
 	// resvs are the advance reservations, in the order they were made.
 	resvs []*resvState
+	// passNow is the time of the pass running, for explanations.
+	passNow int64
 	// bfSpace is the backfill map and recBuf the last pass's queue
 	// records, kept between passes for their storage.
 	bfSpace *nodeSpace

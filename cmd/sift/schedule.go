@@ -63,9 +63,9 @@ start or expected start, and the reason it pends, with Slurm's reason strings.
 
 SchedulerParameters come from a slurm.conf --nodes file, then --scheduler-parameters, then the
 knob flags. --explain ID (repeatable) prints, after the table, each test the passes made of
-that job: its candidate chain (partition, constraint, node configuration, node state) with the
-pass's own stage (nodes withheld for higher-priority jobs, or reserved in backfill's time slots)
-and the outcome. --bf-plan-ignores-constraints plans backfill as Slurm does, without the jobs' extra
+that job: its candidate chain (partition, constraint, node configuration, node state), the nodes
+advance reservations keep from it, the pass's own stage (nodes withheld for higher-priority jobs,
+or reserved in backfill's time slots) and the outcome. --bf-plan-ignores-constraints plans backfill as Slurm does, without the jobs' extra
 constraints. Times are Unix seconds, RFC 3339 or YYYY-MM-DDTHH:MM:SS (UTC).
 
 --limits FILE (a 'sacctmgr dump' file or its YAML form, FILE.yaml, with --limits-qos, --tres, --enforce, --partition-qos as

@@ -22,6 +22,7 @@ func TestScheduleGolden(t *testing.T) {
 		{"unknown-policy", []string{"schedule", "--nodes", conf, "--jobs", jobs, "--policy", "fifo"}},
 		{"missing-jobs", []string{"schedule", "--nodes", conf}},
 		{"reservations", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/resv.json", "--at", at}},
+		{"reservations-explain", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/resv.json", "--at", at, "--explain", "203"}},
 		{"bad-reservation", []string{"schedule", "--nodes", conf, "--jobs", "testdata/schedule/bad-resv.json", "--at", at}},
 		{"preempt-requeue", []string{"schedule", "--nodes", pconf, "--jobs", pjobs, "--at", at}},
 		{"preempt-cancel-json", []string{"schedule", "--nodes", pconf, "--jobs", pjobs, "--at", at, "--preempt-mode", "cancel", "--output", "json"}},
