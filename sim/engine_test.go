@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -250,5 +251,29 @@ func TestBackfillBeatsFIFOOnABusyWorkload(t *testing.T) {
 	bf := simulate(t, 8, Backfill, jobs).Summary
 	if bf.MeanWait >= fifo.MeanWait || bf.MeanBSLD >= fifo.MeanBSLD || bf.Backfilled == 0 || fifo.Backfilled != 0 {
 		t.Fatalf("fifo wait %.0f bsld %.1f, backfill wait %.0f bsld %.1f (%d backfilled)", fifo.MeanWait, fifo.MeanBSLD, bf.MeanWait, bf.MeanBSLD, bf.Backfilled)
+	}
+}
+
+// TestMoreNodesAddsNodesOfTheLastShape: header+N's nodes continue the
+// header's names with the last node's CPUs and partitions.
+func TestMoreNodesAddsNodesOfTheLastShape(t *testing.T) {
+	nodes, err := HeaderNodes(workload.Machine{MaxNodes: 2, MaxProcs: 8}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		extra int
+		want  string
+	}{{0, "n1:4 n2:4"}, {-1, "n1:4 n2:4"}, {2, "n1:4 n2:4 n3:4 n4:4"}} {
+		var got []string
+		for _, n := range MoreNodes(slices.Clone(nodes), tc.extra) {
+			got = append(got, fmt.Sprintf("%s:%d", n.Name, n.CPUs))
+			if len(n.Partitions) != 1 || n.Partitions[0] != HeaderPartition {
+				t.Errorf("%s: partitions %v", n.Name, n.Partitions)
+			}
+		}
+		if s := strings.Join(got, " "); s != tc.want {
+			t.Errorf("extra %d: %s, want %s", tc.extra, s, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nodesift/sift/index"
@@ -38,6 +39,22 @@ func HeaderNodes(m workload.Machine, cpus bool) ([]index.Node, error) {
 		nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i+1), CPUs: per, MemoryMB: uint64(per) * 1024, Partitions: parts}
 	}
 	return nodes, nil
+}
+
+// MoreNodes is nodes with extra more nodes shaped like the last one,
+// named on from it (n1..nN then nN+1, ...: HeaderNodes' names).
+func MoreNodes(nodes []index.Node, extra int) []index.Node {
+	if extra <= 0 || len(nodes) == 0 {
+		return nodes
+	}
+	out := slices.Grow(nodes, extra)
+	last := nodes[len(nodes)-1]
+	for i := range extra {
+		n := last
+		n.Name = fmt.Sprintf("n%d", len(nodes)+i+1)
+		out = append(out, n)
+	}
+	return out
 }
 
 // NewCluster indexes nodes for a simulation and makes the select plugin

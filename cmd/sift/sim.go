@@ -80,7 +80,8 @@ needs a limit). Without --trace sim replays the Lublin-Feitelson synthetic workl
 
 --nodes is any inventory sift reads, or "header" for the trace's machine (MaxNodes nodes of
 MaxProcs/MaxNodes CPUs; the default with a trace that has one) or "header:cpus" (MaxProcs
-one-CPU nodes); otherwise synthetic:` + fmt.Sprint(inventory.DefaultSyntheticNodes) + `. --alloc node gives each job whole nodes
+one-CPU nodes), each with +N for N more nodes of the same shape (header+200: what if the site
+bought 200 nodes); otherwise synthetic:` + fmt.Sprint(inventory.DefaultSyntheticNodes) + `. --alloc node gives each job whole nodes
 (select/linear), --alloc cpu its CPUs (select/cons_tres). Jobs go to --partition, by default
 the inventory's default partition, else its largest. Memory requests are not simulated.
 
@@ -333,11 +334,15 @@ func (f *simFlags) machine(cmd *cobra.Command, tr *workload.Trace) ([]index.Node
 		}
 		f.nodes.spec = spec
 	}
-	if spec == "header" || spec == "header:cpus" {
-		nodes, err := sim.HeaderNodes(tr.Machine, spec == "header:cpus")
+	if base, extra, ok, err := headerSpec(spec); ok {
+		if err != nil {
+			return nil, nil, invalidInput(fmt.Errorf("--nodes %s: %w", spec, err))
+		}
+		nodes, err := sim.HeaderNodes(tr.Machine, base == "header:cpus")
 		if err != nil {
 			return nil, nil, invalidInput(fmt.Errorf("--nodes %s: %s: %w", spec, tr.Source, err))
 		}
+		nodes = sim.MoreNodes(nodes, extra)
 		limitMemory(len(nodes))
 		return nodes, nil, nil
 	}
@@ -350,6 +355,22 @@ func (f *simFlags) machine(cmd *cobra.Command, tr *workload.Trace) ([]index.Node
 		return nil, nil, err
 	}
 	return inv.Nodes, inv, nil
+}
+
+// headerSpec reads "header" or "header:cpus", optionally followed by +N
+// (N more nodes of the same shape: the machine a site would have after
+// buying them). ok says spec is one of them.
+func headerSpec(spec string) (base string, extra int, ok bool, err error) {
+	base, more, plus := strings.Cut(spec, "+")
+	if base != "header" && base != "header:cpus" {
+		return "", 0, false, nil
+	}
+	if plus {
+		if extra, err = strconv.Atoi(more); err != nil || extra < 0 {
+			return base, 0, true, fmt.Errorf("want header+N or header:cpus+N with N a whole number of nodes to add")
+		}
+	}
+	return base, extra, true, nil
 }
 
 // simPartition is the inventory's default partition, else the partition

@@ -95,6 +95,8 @@ func TestSimInvalidInput(t *testing.T) {
 		{[]string{"sim", "--estimate", "guess"}, `--estimate: estimate "guess"`},
 		{[]string{"sim", "--trace", bad}, "bad.swf:1:"},
 		{[]string{"sim", "--trace", noHeader, "--nodes", "header"}, "neither MaxNodes nor MaxProcs"},
+		{[]string{"sim", "--trace", "testdata/sim/known.swf", "--nodes", "header+x"}, "want header+N"},
+		{[]string{"sim", "--trace", "testdata/sim/known.swf", "--nodes", "header:cpus+-1"}, "want header+N"},
 		{[]string{"sim", "--partition", "nosuch", "--synthetic-jobs", "5"}, `--partition "nosuch": no such partition`},
 		{[]string{"sim", "--bf-resolution", "0", "--synthetic-jobs", "5"}, "bf_resolution"},
 	} {
@@ -202,5 +204,17 @@ func TestSimReservationKeepsJobsOff(t *testing.T) {
 		if _, _, code := runCLI("sim", "--trace", "testdata/sim/known.swf", "--reservation", bad); code != exitInvalidInput {
 			t.Errorf("--reservation %s: exit %d, want %d", bad, code, exitInvalidInput)
 		}
+	}
+}
+
+// TestSimHeaderPlusNodes: header+4 doubles the hand-made trace's 4-node
+// machine, so its three jobs start at once and none needs backfill.
+func TestSimHeaderPlusNodes(t *testing.T) {
+	out, errOut, code := runCLI("sim", "--trace", "testdata/sim/known.swf", "--nodes", "header+4")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "machine               8 nodes, 8 CPUs") || !strings.Contains(out, "3 started (0 by backfill)") {
+		t.Fatalf("summary:\n%s", out)
 	}
 }

@@ -71,8 +71,8 @@ func newSimSweepCmd() *cobra.Command {
 		Short: "Run a grid of simulations (traces x clusters x policies x knobs) on all cores, or emit it as a job array",
 		Long: `sweep runs one sift sim per point of the grid CONFIG (YAML) describes:
 
-  traces: [../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz, synthetic]  # --trace values
-  nodes: [header, synthetic:200]                # --nodes values: the cluster axis
+  traces: [../shared/data/traces/KTH-SP2-1996-2.1-cln.swf.gz]  # --trace values, or synthetic
+  nodes: [header, header+32]                    # --nodes values: the cluster axis
   policies: [fifo, backfill]                    # --policy values
   knobs: {bf_window: [60, 1440]}                # sift sim knobs, every combination
   args: [--overrun, run]                        # more sift sim flags for every point
@@ -331,7 +331,7 @@ func relativeTo(dir, p string) string {
 // nodesRelativeTo resolves a --nodes file against dir, leaving the
 // built-in specs alone.
 func nodesRelativeTo(dir, spec string) string {
-	if spec == "header" || spec == "header:cpus" || strings.HasPrefix(spec, "synthetic:") {
+	if strings.HasPrefix(spec, "header") || strings.HasPrefix(spec, "synthetic:") {
 		return spec
 	}
 	return relativeTo(dir, spec)
