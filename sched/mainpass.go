@@ -53,8 +53,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 	}
 	recs := q.buildQueue(now, false, false)
 	avail := q.cl.Usable.Clone()
-	failed := map[string]bool{}
-	cleared := map[string]bool{}
+	var failed, cleared partSet
 	perPart := map[string]int{}
 	depth, startedCnt := 0, 0
 	for _, s := range q.resvs {
@@ -111,10 +110,10 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 				j.setReason(ReasonPriority, "")
 				continue
 			}
-		} else if failed[r.part] {
-			if !cleared[r.part] {
+		} else if failed.has(r.part) {
+			if !cleared.has(r.part) {
 				withhold(avail, partNodes)
-				cleared[r.part] = true
+				cleared.add(r.part)
 			}
 			if j.Reason == ReasonNone || j.Reason == ReasonResources {
 				j.setReason(ReasonPriority, "")
@@ -187,7 +186,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			// The partition's unreserved nodes are withheld; its
 			// reserved ones go when its next job without a
 			// reservation is skipped.
-			failed[r.part] = true
+			failed.add(r.part)
 			un := partNodes.Clone()
 			for _, s := range q.resvs {
 				if s.r.Nodes != nil {
@@ -196,10 +195,30 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			}
 			avail.AndNot(un)
 		case failByPart:
-			failed[r.part] = true
-			cleared[r.part] = true
+			failed.add(r.part)
+			cleared.add(r.part)
 			withhold(avail, partNodes)
 		}
+	}
+}
+
+// partSet is a set of partition names: a pass blocks few partitions, and
+// comparing a record's partition with their names costs less than hashing
+// it for every record.
+type partSet []string
+
+func (s partSet) has(p string) bool {
+	for _, n := range s {
+		if n == p {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *partSet) add(p string) {
+	if !s.has(p) {
+		*s = append(*s, p)
 	}
 }
 

@@ -19,7 +19,7 @@ func (q *Queue) AllocateAtSubmit(id uint32, now int64, p *Pass) {
 		return
 	}
 	part := j.Partitions[0]
-	if !q.runnable2(e, part, false) {
+	if !q.runnable2(e, part, q.opt.Partitions[part], false) {
 		return
 	}
 	if !q.topPriority(e, part, now) {
