@@ -232,7 +232,8 @@ func evaluateCase(d Dataset, lang compiler.Lang, src string, n int) (*Case, *sif
 		return nil, nil, err
 	}
 	ref := newReferenceEngine(tree, inv.facts)
-	c := &Case{Op: sift.Run, Baselines: []Baseline{{Name: "reference", Op: ref.Run}}}
+	c := &Case{Op: sift.Run, Baselines: []Baseline{{Name: "reference", Op: ref.Run}},
+		Matches: func() int { return int(sift.out.GetCardinality()) }}
 	var ex *exprEngine
 	var exprErr error
 	if lang == compiler.Slurm {

@@ -41,14 +41,16 @@ func (rep *Report) BaselineNames() []string {
 }
 
 // WriteTable prints one row per suite and size: sift's median and p95 time
-// per operation, allocations and bytes per operation, MB/s where the suite
+// per operation, its median thread CPU time per operation (cpu: what load
+// from other processes barely changes), allocations and bytes per operation, MB/s where the suite
 // has an input size, and how many times faster sift is than each baseline
 // (the calibration loop's ratio is kept out of the table: it is a yardstick
-// for --compare, not a contender).
+// for --compare, not a contender), then, for suites that count them, how
+// many nodes matched.
 func (rep *Report) WriteTable(w io.Writer) error {
 	names := rep.BaselineNames()
 	names = names[:len(names)-1]
-	rows := [][]string{{"suite", "nodes", "median", "p95", "allocs/op", "B/op", "MB/s"}}
+	rows := [][]string{{"suite", "nodes", "median", "p95", "cpu", "allocs/op", "B/op", "MB/s"}}
 	for _, n := range names {
 		rows[0] = append(rows[0], "×"+n)
 	}
@@ -56,11 +58,21 @@ func (rep *Report) WriteTable(w io.Writer) error {
 	for _, n := range recorded {
 		rows[0] = append(rows[0], "×"+n)
 	}
+	matches := false
 	for _, r := range rep.Results {
-		row := []string{r.Suite, strconv.Itoa(r.Nodes), FormatNS(r.MedianNS), FormatNS(r.P95NS),
+		matches = matches || r.Matches != nil
+	}
+	if matches {
+		rows[0] = append(rows[0], "matches")
+	}
+	for _, r := range rep.Results {
+		row := []string{r.Suite, strconv.Itoa(r.Nodes), FormatNS(r.MedianNS), FormatNS(r.P95NS), "-",
 			formatCount(r.Allocs), formatCount(r.BytesOp), "-"}
+		if r.CPUMedianNS > 0 {
+			row[4] = FormatNS(r.CPUMedianNS)
+		}
 		if r.MBps > 0 {
-			row[6] = strconv.FormatFloat(r.MBps, 'f', 1, 64)
+			row[7] = strconv.FormatFloat(r.MBps, 'f', 1, 64)
 		}
 		for _, n := range names {
 			if v, ok := r.Ratios[n]; ok {
@@ -75,6 +87,12 @@ func (rep *Report) WriteTable(w io.Writer) error {
 			} else {
 				row = append(row, "-")
 			}
+		}
+		switch {
+		case r.Matches != nil:
+			row = append(row, strconv.Itoa(*r.Matches))
+		case matches:
+			row = append(row, "-")
 		}
 		rows = append(rows, row)
 	}

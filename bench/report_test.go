@@ -151,7 +151,7 @@ func TestTableHasOneColumnPerBaseline(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := strings.Fields(strings.SplitN(b.String(), "\n", 2)[0])
-	want := []string{"suite", "nodes", "median", "p95", "allocs/op", "B/op", "MB/s", "×reference", "×expr", "×encoding/json"}
+	want := []string{"suite", "nodes", "median", "p95", "cpu", "allocs/op", "B/op", "MB/s", "×reference", "×expr", "×encoding/json"}
 	if diff := cmp.Diff(want, head); diff != "" {
 		t.Errorf("header (-want +got):\n%s", diff)
 	}
@@ -177,6 +177,25 @@ func TestTableLabelsRecordedRatios(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "not timed in this run") {
 		t.Errorf("no note on recorded figures:\n%s", b.String())
+	}
+}
+
+func TestTableShowsMatchCountsLast(t *testing.T) {
+	peer := result("peer/slurm/4", 100000, map[string]float64{"reference": 300, machineBaseline: 1}, "reference")
+	peer.RecordedRatios = map[string]float64{PeerRecorded: 4013}
+	n := 22918
+	peer.Matches = &n
+	rep := &Report{Results: []Result{peer, result("ingest", 10, map[string]float64{machineBaseline: 1})}}
+	var b bytes.Buffer
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasSuffix(lines[0], "×peer (recorded)  matches") {
+		t.Errorf("header %q: want the match count last", lines[0])
+	}
+	if !strings.HasSuffix(lines[1], "4013    22918") || !strings.HasSuffix(lines[2], "-") {
+		t.Errorf("rows:\n%s", b.String())
 	}
 }
 

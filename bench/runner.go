@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nodesift/sift/bench/cputime"
 )
 
 // Options control a benchmark run.
@@ -43,6 +45,11 @@ type Measurement struct {
 	Allocs  float64 `json:"allocs"`
 	BytesOp float64 `json:"bytes"`
 	MBps    float64 `json:"mb_per_s,omitempty"`
+	// CPUMedianNS is the median over samples of the CPU time per op of the
+	// thread that ran it: unlike MedianNS, other processes on a shared
+	// machine barely change it (the collector's background work is not in
+	// it). 0 where the system cannot tell.
+	CPUMedianNS float64 `json:"cpu_median_ns,omitempty"`
 }
 
 // Result is one suite at one size: sift's measurement, the baselines', and
@@ -71,6 +78,8 @@ type Result struct {
 	RecordedRatios map[string]float64 `json:"recorded_ratios,omitempty"`
 	// Profile holds the top functions of sift's samples when profiling.
 	Profile *ProfileSummary `json:"profile,omitempty"`
+	// Matches is how many nodes sift's answer holds (Case.Matches), or nil.
+	Matches *int `json:"matches,omitempty"`
 }
 
 // Report is the outcome of a run.
@@ -173,9 +182,12 @@ type contestant struct {
 	per int
 	// sliceNS is the time per op of every slice, in run order.
 	sliceNS []float64
-	// cur accumulates the current sample's time; ops and the memory
-	// counters accumulate over the whole run.
-	cur                     time.Duration
+	// cur and cpuCur accumulate the current sample's wall and thread CPU
+	// time, cpuSamples holds the samples' CPU time per op (none when the
+	// system cannot tell); ops and the memory counters accumulate over the
+	// whole run.
+	cur, cpuCur             time.Duration
+	cpuSamples              []float64
 	ops, mallocs, allocated uint64
 }
 
@@ -230,7 +242,10 @@ func runCase(s Suite, n int, opt Options) (res Result, err error) {
 		}
 		for _, ct := range cs {
 			ct.m.Samples = append(ct.m.Samples, float64(ct.cur.Nanoseconds())/float64(ct.m.Iters))
-			ct.cur = 0
+			if ct.cpuCur > 0 {
+				ct.cpuSamples = append(ct.cpuSamples, float64(ct.cpuCur.Nanoseconds())/float64(ct.m.Iters))
+			}
+			ct.cur, ct.cpuCur = 0, 0
 		}
 	}
 	if c.Verify != nil {
@@ -239,10 +254,17 @@ func runCase(s Suite, n int, opt Options) (res Result, err error) {
 		}
 	}
 	r := Result{Suite: s.Name, Nodes: n, Ratios: map[string]float64{}, Spreads: map[string]float64{}, Slices: opt.Count * nSlices, Tolerance: s.Tolerance}
+	if c.Matches != nil {
+		m := c.Matches()
+		r.Matches = &m
+	}
 	for i, ct := range cs {
 		ct.m.Engine = ct.name
 		ct.m.MedianNS = quantile(ct.m.Samples, 0.5)
 		ct.m.P95NS = quantile(ct.m.Samples, 0.95)
+		if len(ct.cpuSamples) == len(ct.m.Samples) {
+			ct.m.CPUMedianNS = quantile(ct.cpuSamples, 0.5)
+		}
 		ct.m.Allocs = float64(ct.mallocs) / float64(ct.ops)
 		ct.m.BytesOp = float64(ct.allocated) / float64(ct.ops)
 		if c.Bytes > 0 && ct.name != machineBaseline && ct.m.MedianNS > 0 {
@@ -294,13 +316,20 @@ func warmUp(op func(), minSample time.Duration) int {
 func (c *contestant) slice() {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
+	runtime.LockOSThread()
+	cpu0, cpuOK := cputime.Thread()
 	start := time.Now()
 	for range c.per {
 		c.op()
 	}
 	d := time.Since(start)
+	cpu1, _ := cputime.Thread()
+	runtime.UnlockOSThread()
 	runtime.ReadMemStats(&after)
 	c.cur += d
+	if cpuOK {
+		c.cpuCur += cpu1 - cpu0
+	}
 	c.sliceNS = append(c.sliceNS, float64(d.Nanoseconds())/float64(c.per))
 	c.ops += uint64(c.per)
 	c.mallocs += after.Mallocs - before.Mallocs

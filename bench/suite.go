@@ -45,6 +45,9 @@ type Case struct {
 	// Verify runs after timing and reports an error unless sift and every
 	// baseline gave the same answer.
 	Verify func() error
+	// Matches, when set, returns how many nodes sift's answer holds, read
+	// after Verify; reports show it.
+	Matches func() int
 }
 
 // Baseline is another way of doing a case's operation.
