@@ -208,17 +208,23 @@ func parseSlurmConfFile(file string, data []byte, lim Limits) (*Cluster, []Warni
 }
 
 // streamFile reads the sift node file at path with the streaming reader;
-// ok is false when it declines or cannot read the file.
+// ok is false when it declines or cannot read the file. Only regular files
+// stream: what the reader has read of a pipe could not be read again by
+// the general reader after it declined.
 func streamFile(path string, lim Limits) ([]index.Node, bool) {
+	// Stat before opening: opening a named pipe would take its writer.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil, false
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, false
 	}
 	defer f.Close()
-	var size int64
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return nil, false
 	}
-	nodes, err := streamNodeFile(f, size, lim)
+	nodes, err := streamNodeFile(f, st.Size(), lim)
 	return nodes, err == nil
 }
