@@ -7,7 +7,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,10 +14,14 @@ import (
 // cirrusConf is the real EPCC Cirrus slurm.conf in the shared data.
 const cirrusConf = "../../../shared/data/clusters/epcc-cirrus-slurm.conf"
 
-// cirrusQueue writes a 2,000-job queue for Cirrus's standard partition:
-// about 80% of the first 240 nodes held by running 4-node jobs, the rest
-// pending jobs of 1-16 whole nodes with random priorities and limits.
-func cirrusQueue(tb testing.TB) string {
+// cirrusQueueFile is the committed 2,000-job queue for Cirrus
+// (cirrusQueue's output; SIFT_UPDATE_GOLDEN=1 writes it again).
+const cirrusQueueFile = "testdata/schedule/cirrus-2000.json"
+
+// cirrusQueue is a 2,000-job queue for Cirrus's standard partition: about
+// 80% of the first 240 nodes held by running 4-node jobs, the rest pending
+// jobs of 1-16 whole nodes with random priorities and limits.
+func cirrusQueue(tb testing.TB) []byte {
 	r := rand.New(rand.NewPCG(7, 7))
 	const t0 = 1795599000
 	var jobs []map[string]any
@@ -46,11 +49,25 @@ func cirrusQueue(tb testing.TB) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	path := filepath.Join(tb.TempDir(), "cirrus-2000.json")
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		tb.Fatal(err)
+	return append(b, '\n')
+}
+
+// TestCirrusQueueFileIsGenerated keeps the committed queue (the README's
+// example and BenchmarkScheduleCirrus read it) equal to its generator.
+func TestCirrusQueueFileIsGenerated(t *testing.T) {
+	want := cirrusQueue(t)
+	if os.Getenv("SIFT_UPDATE_GOLDEN") != "" {
+		if err := os.WriteFile(cirrusQueueFile, want, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
-	return path
+	got, err := os.ReadFile(cirrusQueueFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from cirrusQueue's output (SIFT_UPDATE_GOLDEN=1 writes it again)", cirrusQueueFile)
+	}
 }
 
 // BenchmarkScheduleCirrus is `sift schedule` (minus process start-up) on
@@ -60,8 +77,7 @@ func BenchmarkScheduleCirrus(b *testing.B) {
 	if _, err := os.Stat(cirrusConf); err != nil {
 		b.Skip("shared Cirrus slurm.conf not present")
 	}
-	jobs := cirrusQueue(b)
-	args := []string{"schedule", "--nodes", cirrusConf, "--jobs", jobs, "--at", "1795599000"}
+	args := []string{"schedule", "--nodes", cirrusConf, "--jobs", cirrusQueueFile, "--at", "1795599000"}
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
 		var out bytes.Buffer

@@ -1,6 +1,7 @@
 package constres
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -49,6 +50,9 @@ func willRunAgrees(t *testing.T, seed uint64) {
 				q.RequiredSet = roaring.BitmapOf(ids[r.IntN(len(ids))])
 			}
 			at := now + int64(r.IntN(1500)) - 200
+			if r.IntN(3) == 0 {
+				q.PlanEnd = at + int64(r.IntN(1500))
+			}
 			fast, ferr := p.willRun(q, cand.Clone(), at)
 			plain, perr := p.willRunPlain(q, cand.Clone(), at)
 			if (ferr == nil) != (perr == nil) || (ferr != nil && ferr.Error() != perr.Error()) {
@@ -245,5 +249,26 @@ func memoAgrees(t *testing.T, seed uint64) {
 func TestWillRunMemoAgreesWithSelect(t *testing.T) {
 	for seed := uint64(0); seed < 200; seed++ {
 		memoAgrees(t, seed)
+	}
+}
+
+// TestWillRunStopsAtPlanEnd is backfill's will_run_data.end: running jobs
+// ending after PlanEnd are not released, so a job that needs them is busy.
+func TestWillRunStopsAtPlanEnd(t *testing.T) {
+	for _, tc := range []struct {
+		end, start int64 // start 0: busy
+	}{{0, 1200}, {1300, 1200}, {1200, 1200}, {700, 0}} {
+		cl := testCluster(t, same(3, small)...)
+		p := New(cl, Config{})
+		beginExclusive(t, p, cl, "20", "10", "5")
+		r := spec(t, cl, "id=9,nodes=3,exclusive")
+		r.PlanEnd = tc.end
+		a, err := p.Select(r, cl.Snap.Live(), job.Plan, 0)
+		switch {
+		case tc.start == 0 && !errors.Is(err, job.ErrBusy):
+			t.Errorf("PlanEnd %d: %v, %v; want busy", tc.end, a, err)
+		case tc.start != 0 && (err != nil || a.Start != tc.start):
+			t.Errorf("PlanEnd %d: %v, %v; want a start at %d", tc.end, a, err, tc.start)
+		}
 	}
 }

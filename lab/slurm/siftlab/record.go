@@ -221,6 +221,8 @@ func main() {
 		err = priorecord(os.Args[2:])
 	case "bfrecord":
 		err = bfrecord(os.Args[2:])
+	case "squeue2jobs":
+		err = squeue2jobs(os.Args[2:])
 	default:
 		usage()
 	}
@@ -231,6 +233,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC | schedgen -files F -n N -seed S -out DIR | resvgen -n N -seed S [-cons] -out CASES.json")
+	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC | schedgen -files F -n N -seed S -out DIR | resvgen -n N -seed S [-cons] -out CASES.json | squeue2jobs -in SQUEUE.json -out JOBS.json")
 	os.Exit(2)
 }
