@@ -221,11 +221,13 @@ recordLoop:
 				j.Start = origStart
 				break
 			}
-			if startRes > now && aStart == startRes+1 {
+			if startRes > now && aStart == startRes+1 && !q.endsAt(chosen, aStart) {
 				// Slurm's will-run from a later start drops the jobs
 				// ending by then and answers "now", which becomes
 				// start_res; sift's plugin, asked at startRes, answers
 				// one second later for a job that fits once they end.
+				// A job on the chosen nodes that really ends then keeps
+				// the answer.
 				aStart = startRes
 			}
 			start := max(aStart, startRes)
@@ -354,6 +356,16 @@ func planRequest(req *job.Request, laterStart int64) *job.Request {
 	r := *req
 	r.PlanEnd = laterStart
 	return &r
+}
+
+// endsAt reports whether a running job on nodes ends at t.
+func (q *Queue) endsAt(nodes bitset.Set, t int64) bool {
+	for _, id := range q.ids {
+		if j := q.jobs[id].j; j.State == Running && j.End == t && j.Nodes != nil && bitset.New(q.cl.N).Fill(j.Nodes).Intersects(nodes) {
+			return true
+		}
+	}
+	return false
 }
 
 // preemptable is slurm_job_preempt_mode(j) != PREEMPT_MODE_OFF.
