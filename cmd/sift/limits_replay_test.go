@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -95,12 +98,22 @@ func TestAccountingRecordingsReplay(t *testing.T) {
 		cases, exact, upToSubmit, known)
 }
 
-// readLab reads one lab recording into v.
+// readLab reads one lab recording into v (gzipped when its name ends in
+// .gz).
 func readLab(t *testing.T, path string, v any) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.HasSuffix(path, ".gz") {
+		zr, err := gzip.NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if data, err = io.ReadAll(zr); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)

@@ -63,7 +63,7 @@ type schedCase struct {
 // cases of schedKnown.
 func TestSchedulingRecordingsReplay(t *testing.T) {
 	paths, _ := filepath.Glob("../../lab/slurm/sched/hand/*.json")
-	more, _ := filepath.Glob("../../lab/slurm/sched/random/*.json")
+	more, _ := filepath.Glob("../../lab/slurm/sched/random/*.json.gz")
 	paths = append(paths, more...)
 	if dir := os.Getenv("SIFT_SCHED_REAL"); dir != "" {
 		paths, _ = filepath.Glob(filepath.Join(dir, "*.json"))
@@ -79,7 +79,7 @@ func TestSchedulingRecordingsReplay(t *testing.T) {
 			if c.Mode != "schedule" || c.Read == 0 {
 				continue
 			}
-			key := filepath.Base(path) + "/" + c.Name
+			key := strings.TrimSuffix(filepath.Base(path), ".gz") + "/" + c.Name
 			diffs, err := replaySchedCase(rec.SlurmConf, c)
 			if err != nil {
 				t.Fatalf("%s: %v", key, err)
