@@ -171,8 +171,9 @@ func (q *Queue) resv(name string) *resvState {
 // overlap another reservation's nodes in time; without IGNORE_JOBS no
 // running job may hold its nodes past its start. A reservation of
 // NodeCount nodes gets the lowest-numbered usable nodes of its partition
-// (else of every partition) that no other reservation holds then and, without
-// IGNORE_JOBS, no running job holds past its start.
+// (else of every partition) that no other reservation (MAINT too) holds
+// then, idle ones (no running job past its start) first; only with
+// IGNORE_JOBS may it take busy ones, and only with MAINT reserved ones.
 func (q *Queue) AddReservation(r *Reservation, now int64) error {
 	fail := func(err error) error { return &ReservationError{Name: r.Name, Err: err} }
 	switch {
