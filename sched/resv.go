@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/position"
@@ -172,8 +173,9 @@ func (q *Queue) resv(name string) *resvState {
 // running job may hold its nodes past its start. A reservation of
 // NodeCount nodes gets the lowest-numbered usable nodes of its partition
 // (else of every partition) that no other reservation (MAINT too) holds
-// then, idle ones (no running job past its start) first; only with
-// IGNORE_JOBS may it take busy ones, and only with MAINT reserved ones.
+// then and no running job holds from its start, idle ones first (the
+// lowest with IGNORE_JOBS); only with IGNORE_JOBS may it take busy ones,
+// and only with MAINT reserved ones.
 func (q *Queue) AddReservation(r *Reservation, now int64) error {
 	fail := func(err error) error { return &ReservationError{Name: r.Name, Err: err} }
 	switch {
@@ -208,24 +210,37 @@ func (q *Queue) AddReservation(r *Reservation, now int64) error {
 			busy.Or(o.Nodes)
 		}
 	}
-	// Nodes running jobs hold past the start.
-	jobs := roaring.New()
+	// Nodes running jobs hold past the start (_job_overlap), from the
+	// start on (_pick_node_cnt's filter), and now.
+	jobs, fromStart, busyNow := roaring.New(), roaring.New(), roaring.New()
 	for _, id := range q.ids {
-		if j := q.jobs[id].j; j.State == Running && j.Nodes != nil && j.End > r.Start {
-			jobs.Or(j.Nodes)
+		if j := q.jobs[id].j; j.State == Running && j.Nodes != nil {
+			busyNow.Or(j.Nodes)
+			if j.End >= r.Start {
+				fromStart.Or(j.Nodes)
+			}
+			if j.End > r.Start {
+				jobs.Or(j.Nodes)
+			}
 		}
 	}
 	if r.Nodes == nil || r.Nodes.IsEmpty() {
 		if r.NodeCount <= 0 && r.Flags&ResvAnyNodes == 0 {
 			return fail(fmt.Errorf("%w: no nodes or node count", ErrReservationInvalid))
 		}
-		// Idle nodes first; with IGNORE_JOBS busy ones make up the
-		// count, and a MAINT reservation may take reserved ones last.
+		// Nodes no running job holds from the start: with IGNORE_JOBS
+		// the lowest of them, then busy ones; without, as will-run
+		// picks them, idle ones first, then those whose jobs end
+		// before the start. A MAINT reservation may take reserved
+		// ones last.
 		free := roaring.AndNot(pool, held)
-		idle := roaring.AndNot(free, jobs)
-		r.Nodes = pickLowest(idle, r.NodeCount)
-		if n := r.NodeCount - int(r.Nodes.GetCardinality()); n > 0 && r.Flags&ResvIgnoreJobs != 0 {
-			r.Nodes.Or(pickLowest(roaring.AndNot(free, r.Nodes), n))
+		open := roaring.AndNot(free, fromStart)
+		if r.Flags&ResvIgnoreJobs != 0 {
+			r.Nodes = pickLowest(open, r.NodeCount)
+			r.Nodes.Or(pickLowest(roaring.AndNot(free, r.Nodes), r.NodeCount-int(r.Nodes.GetCardinality())))
+		} else if r.Nodes = q.resvWillRun(r, open, now); r.Nodes == nil {
+			r.Nodes = pickLowest(roaring.AndNot(open, busyNow), r.NodeCount)
+			r.Nodes.Or(pickLowest(roaring.AndNot(open, r.Nodes), r.NodeCount-int(r.Nodes.GetCardinality())))
 		}
 		if n := r.NodeCount - int(r.Nodes.GetCardinality()); n > 0 && r.Flags&ResvMaint != 0 {
 			more := roaring.AndNot(pool, r.Nodes)
@@ -538,4 +553,20 @@ func pickLowest(from *roaring.Bitmap, n int) *roaring.Bitmap {
 		out.Add(it.Next())
 	}
 	return out
+}
+
+// resvWillRun is _resv_select: the nodes of open the select plugin's
+// will-run gives a whole-node job of the reservation's size and length
+// that can start by its start, nil if none can.
+func (q *Queue) resvWillRun(r *Reservation, open *roaring.Bitmap, now int64) *roaring.Bitmap {
+	if int(open.GetCardinality()) < r.NodeCount {
+		return nil
+	}
+	req := &job.Request{MinNodes: r.NodeCount, MaxNodes: r.NodeCount, Exclusive: true, Partition: r.Partition,
+		TimeLimit: time.Duration(r.End-r.Start) * time.Second}
+	a, err := q.plugin.Select(req, open.Clone(), job.WillRun, now)
+	if err != nil || a.Start > max(r.Start, now) {
+		return nil
+	}
+	return a.Nodes.Clone()
 }
