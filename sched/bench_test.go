@@ -214,3 +214,81 @@ func BenchmarkSimPass(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPreemptPasses is a main pass then a backfill pass over 5,000
+// pending jobs on 10,000 nodes in two partitions of all nodes, lo (tier 1,
+// REQUEUE) and hi (tier 2): 90% of the nodes run lo jobs and a tenth of
+// the pending jobs are hi jobs that may preempt them.
+func BenchmarkPreemptPasses(b *testing.B) {
+	const nodes, jobs = 10000, 5000
+	in := make([]index.Node, nodes)
+	for i := range in {
+		in[i] = index.Node{Name: fmt.Sprintf("n%05d", i), CPUs: 32, MemoryMB: 128000, Partitions: []string{"lo", "hi"}}
+	}
+	s, err := index.Build(in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.BFMaxJobTest = jobs
+	b.Run(fmt.Sprintf("jobs=%d/nodes=%d", jobs, nodes), func(b *testing.B) {
+		b.ReportAllocs()
+		var mainCPU, bfCPU time.Duration
+		preempted := 0
+		for i := 0; i < b.N; i++ {
+			b.StopTimer()
+			q := preemptBenchQueue(b, s, jobs, cfg)
+			p := &Pass{}
+			b.StartTimer()
+			c0 := cpuTime()
+			q.MainPass(1_000_000, true, p)
+			c1 := cpuTime()
+			q.BackfillPass(1_000_000, p)
+			bfCPU += cpuTime() - c1
+			mainCPU += c1 - c0
+			preempted = len(p.Preempted)
+		}
+		b.ReportMetric(float64(mainCPU.Microseconds())/1000/float64(b.N), "main-cpu-ms/op")
+		b.ReportMetric(float64(bfCPU.Microseconds())/1000/float64(b.N), "bf-cpu-ms/op")
+		b.ReportMetric(float64(preempted), "preempted")
+	})
+}
+
+// preemptBenchQueue is BenchmarkPreemptPasses' queue.
+func preemptBenchQueue(b *testing.B, s *index.Snapshot, jobs int, cfg Config) *Queue {
+	b.Helper()
+	cl := job.NewCluster(s)
+	cl.Partitions["lo"].PriorityTier, cl.Partitions["hi"].PriorityTier = 1, 2
+	q := NewQueue(Options{Cluster: cl, Plugin: constres.New(cl, constres.Config{}), Scheduler: Backfill{}, Config: cfg,
+		Preempt: Preemption{Type: PreemptPartitionPrio, Mode: PreemptRequeue, KillWait: DefaultKillWait}})
+	r := rand.New(rand.NewPCG(1, 2))
+	now := int64(1_000_000)
+	id := uint32(0)
+	for start := 0; start+16 <= cl.N; start += 16 {
+		if r.IntN(10) == 0 {
+			continue
+		}
+		id++
+		nodes := roaring.New()
+		nodes.AddRange(uint64(start), uint64(start+16))
+		j := &Job{ID: id, User: "run", Partitions: []string{"lo"}, Partition: "lo", Start: now - 600, End: now + int64(60+r.IntN(600*60)), Nodes: nodes,
+			Request: &job.Request{Partition: "lo", Exclusive: true}}
+		if err := q.AddRunning(j); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for k := 0; k < jobs; k++ {
+		id++
+		n := 1 + r.IntN(32)
+		part := "lo"
+		if r.IntN(10) == 0 {
+			part = "hi"
+		}
+		req := &job.Request{MinNodes: n, NTasks: n * 32, TimeLimit: time.Duration(10+r.IntN(600)) * time.Minute}
+		j := &Job{ID: id, User: fmt.Sprintf("u%d", r.IntN(50)), Partitions: []string{part}, Priority: uint32(1 + r.IntN(100000)), TimeLimit: req.TimeLimit, Request: req}
+		if err := q.Submit(j, false, now-int64(r.IntN(3600))); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return q
+}

@@ -230,37 +230,40 @@ func (q *Queue) preemptPrio(j *Job) uint32 {
 // mayPreempt is preempt_p_preemptable: whether job or (pending, in
 // partition orPart) may preempt running job ee.
 func (q *Queue) mayPreempt(or *Job, orPart string, ee *Job) bool {
+	return q.preemptRule(or.Priority, or.QOS, orPart, ee.Priority, ee.QOS, ee.Partition)
+}
+
+// preemptRule is preempt_p_preemptable on what it reads of the two jobs:
+// priority, QOS and partition of the preemptor and of the preemptee.
+func (q *Queue) preemptRule(orPrio uint32, orQOS, orPart string, eePrio uint32, eeQOS, eePart string) bool {
 	pc := &q.opt.Preempt
 	switch pc.Type {
 	case PreemptPartitionPrio:
-		orP, eeP := q.cl.Partitions[orPart], q.cl.Partitions[ee.Partition]
+		orP, eeP := q.cl.Partitions[orPart], q.cl.Partitions[eePart]
 		if orP == nil || eeP == nil {
 			return false
 		}
-		if pc.Flags.Priority && or.Priority < ee.Priority {
+		if pc.Flags.Priority && orPrio < eePrio {
 			return false
 		}
-		if eeP.PriorityTier >= orP.PriorityTier || q.opt.Partitions[ee.Partition].PreemptMode == PreemptOff {
-			return false
-		}
-		return true
+		return eeP.PriorityTier < orP.PriorityTier && q.opt.Partitions[eePart].PreemptMode != PreemptOff
 	case PreemptQOS:
-		qor, okOr := pc.QOS[or.QOS]
-		_, okEe := pc.QOS[ee.QOS]
+		qor, okOr := pc.QOS[orQOS]
+		_, okEe := pc.QOS[eeQOS]
 		if !okOr || !okEe {
 			return false
 		}
-		if or.QOS == ee.QOS {
+		if orQOS == eeQOS {
 			if qor.Flags.Within || pc.Flags.Within {
-				return or.Priority > ee.Priority
+				return orPrio > eePrio
 			}
 			return false
 		}
-		if !slices.Contains(qor.Preempt, ee.QOS) {
+		if !slices.Contains(qor.Preempt, eeQOS) {
 			return false
 		}
 		if qor.Flags.Priority || pc.Flags.Priority {
-			return or.Priority > ee.Priority
+			return orPrio > eePrio
 		}
 		return true
 	}
@@ -276,12 +279,46 @@ func (q *Queue) preemptsInQueue(a, b record) bool {
 		if pc.Flags.Priority && a.prio < b.prio {
 			return false
 		}
-		pa, pb := q.cl.Partitions[a.part], q.cl.Partitions[b.part]
-		return pa.Nodes.Intersects(pb.Nodes) && pa.PriorityTier > pb.PriorityTier
+		return a.tier > b.tier && q.partsOverlap(a.part, b.part)
 	case PreemptQOS:
-		ja, jb := *a.e.j, *b.e.j
-		ja.Priority, jb.Priority = a.prio, b.prio
-		return q.mayPreempt(&ja, a.part, &jb)
+		return q.preemptRule(a.prio, a.e.j.QOS, a.part, b.prio, b.e.j.QOS, b.part)
+	}
+	return false
+}
+
+// partsOverlap reports whether partitions a and b share a node,
+// remembered per pair: the queue sort asks it for many records.
+func (q *Queue) partsOverlap(a, b string) bool {
+	key := [2]string{a, b}
+	if v, ok := q.partOverlap[key]; ok {
+		return v
+	}
+	if q.partOverlap == nil {
+		q.partOverlap = map[[2]string]bool{}
+	}
+	pa, pb := q.cl.Partitions[a], q.cl.Partitions[b]
+	v := pa != nil && pb != nil && pa.Nodes.Intersects(pb.Nodes)
+	q.partOverlap[key] = v
+	return v
+}
+
+// mayPreemptAny is a quick test before slurm_find_preemptable_jobs' walk:
+// whether a job of qos in part could preempt any job at all (a lower,
+// preemptable tier on shared nodes; a QOS with a Preempt list or WITHIN).
+func (q *Queue) mayPreemptAny(qos, part string) bool {
+	pc := &q.opt.Preempt
+	switch pc.Type {
+	case PreemptPartitionPrio:
+		tier := q.cl.Partitions[part].PriorityTier
+		for name, p := range q.cl.Partitions {
+			if p.PriorityTier < tier && q.opt.Partitions[name].PreemptMode != PreemptOff && q.partsOverlap(part, name) {
+				return true
+			}
+		}
+		return false
+	case PreemptQOS:
+		qp, ok := pc.QOS[qos]
+		return ok && (len(qp.Preempt) > 0 || qp.Flags.Within || pc.Flags.Within)
 	}
 	return false
 }
@@ -300,10 +337,10 @@ func (q *Queue) exempt(j *Job, now int64) bool {
 // preemptCandidates is slurm_find_preemptable_jobs for job j pending in
 // part: the running jobs it may preempt, that are not exempt and hold
 // nodes of its partition, lowest preemption priority first (or youngest
-// first). nil when preemption is off.
+// first). nil when there are none or preemption is off.
 func (q *Queue) preemptCandidates(j *Job, part string, now int64) []uint32 {
 	pc := &q.opt.Preempt
-	if !pc.enabled() {
+	if !pc.enabled() || !q.mayPreemptAny(j.QOS, part) {
 		return nil
 	}
 	pnodes := q.cl.Partitions[part].Nodes
@@ -342,6 +379,11 @@ func (q *Queue) preemptCandidates(j *Job, part string, now int64) []uint32 {
 			continue
 		}
 		out = append(out, c.ID)
+	}
+	if len(out) == 0 {
+		// None: the plugin must not take an empty list for "may
+		// preempt", which costs it its fast will-run.
+		return nil
 	}
 	return out
 }
@@ -593,14 +635,19 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 		var removed []uint32
 		var a *job.Allocation
 		last, final := -1, false
+		room := q.newRoom(e.parts[part].req, use)
 		for k := range list {
 			if !list[k].nodes.Intersects(use) {
 				// _job_res_rm_job refuses a job off the nodes: untested.
 				continue
 			}
 			removed = append(removed, list[k].id)
-			a = q.willFit(e, part, use, removed, false, now)
 			list[k].usable = 0
+			if !room.free(q.jobs[list[k].id].j) {
+				// Too few CPUs yet: the test would fail.
+				continue
+			}
+			a = q.willFit(e, part, use, removed, false, now)
 			if a == nil {
 				continue
 			}
@@ -648,6 +695,63 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 		}
 		slices.SortStableFunc(list, func(x, y cand) int { return cmp.Compare(y.usable, x.usable) })
 	}
+}
+
+// room counts the CPUs free on a preemptor's candidate nodes as victims
+// are taken out: fewer nodes with a free CPU than the job's minimum, or
+// fewer free CPUs than it asks for, and no test could fit it, so none is
+// run (Slurm runs it; the answer is the same, sooner).
+type room struct {
+	cpu             map[uint32]int // free CPUs by node (negative: overbooked)
+	nodes, cpus     int
+	minNodes, needs int
+}
+
+// newRoom is the room on use with every running job in place.
+func (q *Queue) newRoom(req *job.Request, use *roaring.Bitmap) *room {
+	minN, _, _ := req.NodeCounts(0)
+	r := &room{cpu: map[uint32]int{}, minNodes: minN, needs: max(req.NTasks*req.CPUsPerTaskOr1(), minN)}
+	it := use.Iterator()
+	for it.HasNext() {
+		id := it.Next()
+		r.cpu[id] = q.cl.CPUs[id]
+	}
+	for _, id := range q.ids {
+		j := q.jobs[id].j
+		if j.State != Running || j.Alloc == nil {
+			continue
+		}
+		for _, na := range j.Alloc.PerNode {
+			if f, ok := r.cpu[na.ID]; ok {
+				r.cpu[na.ID] = f - na.CPUs
+			}
+		}
+	}
+	for _, f := range r.cpu {
+		if f > 0 {
+			r.nodes++
+			r.cpus += f
+		}
+	}
+	return r
+}
+
+// free gives v's CPUs back and reports whether the job may fit now.
+func (r *room) free(v *Job) bool {
+	if v.Alloc != nil {
+		for _, na := range v.Alloc.PerNode {
+			f, ok := r.cpu[na.ID]
+			if !ok {
+				continue
+			}
+			if f <= 0 && f+na.CPUs > 0 {
+				r.nodes++
+			}
+			r.cpus += max(f+na.CPUs, 0) - max(f, 0)
+			r.cpu[na.ID] = f + na.CPUs
+		}
+	}
+	return r.nodes >= r.minNodes && r.cpus >= r.needs
 }
 
 // gangPlace is cons_tres _job_test with preempt/partition_prio under

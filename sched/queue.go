@@ -107,6 +107,8 @@ type Queue struct {
 	lowest uint32
 	// clock is what Tick knows of slurmctld's pass timers.
 	clock passClock
+	// partOverlap remembers which partitions share nodes (preemption).
+	partOverlap map[[2]string]bool
 	// traced are the jobs whose tests the passes record (Trace).
 	traced map[uint32][]Explanation
 	// resvs are the advance reservations, in the order they were made.
