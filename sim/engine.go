@@ -386,7 +386,8 @@ func (r *run) readReasons(t int64) {
 	kept := r.pending[:0]
 	for _, i := range r.pending {
 		j := r.sj[i]
-		if j.State != sched.Pending {
+		if j == nil || j.State != sched.Pending {
+			// It ended (a pending job cancelled), or started.
 			continue
 		}
 		kept = append(kept, i)
@@ -493,6 +494,13 @@ func (r *run) finish(i int, st sched.State, t int64) error {
 		delete(r.running, i)
 		r.busyCPUs -= r.recs[i].CPUs
 	}
+	// The record has all the run reads of an ended job: the queue's copy
+	// (its allocation, request and node sets) goes when the queue purges
+	// it, instead of living to the end of the run.
+	if j.Eligible > 0 {
+		r.recs[i].Eligible = j.Eligible - r.base
+	}
+	r.sj[i] = nil
 	r.unpurged++
 	r.resumed(t)
 	return nil
