@@ -45,8 +45,15 @@ type fuzzWorld struct {
 }
 
 // plainPlugin hides a select plugin's optional fast paths
-// (job.DenseWillRun), so that the passes take their reference path.
+// (job.DenseWillRun), so that the passes take their reference path; what
+// the plugin is (job.NodeSharer) it still says.
 type plainPlugin struct{ job.Plugin }
+
+// SharesNodes implements job.NodeSharer as the hidden plugin does.
+func (p plainPlugin) SharesNodes() bool {
+	s, ok := p.Plugin.(job.NodeSharer)
+	return ok && s.SharesNodes()
+}
 
 // newFuzzWorld builds a random world; plain hides the plugin's fast paths.
 func newFuzzWorld(t *testing.T, g *byteGen, plain bool) *fuzzWorld {

@@ -343,7 +343,7 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 				}
 				return never
 			}
-			if !use.Intersects(q.running()) {
+			if !q.busy(req, part, use) {
 				if maint {
 					j.setReason(ReasonReqNodeNotAvail, detailMaint)
 					return resvWait
@@ -413,15 +413,29 @@ func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error
 	return nil
 }
 
-// running is the nodes running jobs hold.
-func (q *Queue) running() *roaring.Bitmap {
-	out := roaring.New()
-	for _, id := range q.ids {
-		if j := q.jobs[id].j; j.State == Running && j.Nodes != nil {
-			out.Or(j.Nodes)
+// busy is _pick_best_nodes' nodes_busy for req in part on the nodes use:
+// one of them is taken from the job. A job that shares nodes (cons_tres,
+// not exclusive) is tested on the shareable nodes, so only a node a
+// running job holds whole (share_res 0: exclusive, or a whole-node
+// partition) is busy for it; any other job is tested on idle nodes, so
+// any node a running job holds is.
+func (q *Queue) busy(req *job.Request, part string, use *roaring.Bitmap) bool {
+	shares := false
+	if s, ok := q.plugin.(job.NodeSharer); ok && s.SharesNodes() && !req.Exclusive {
+		if cp := q.cl.Partitions[part]; cp == nil || !cp.Exclusive {
+			shares = true
 		}
 	}
-	return out
+	for _, id := range q.ids {
+		j := q.jobs[id].j
+		if j.State != Running || j.Nodes == nil || !j.Nodes.Intersects(use) {
+			continue
+		}
+		if !shares || (j.Alloc != nil && j.Alloc.WholeNode) {
+			return true
+		}
+	}
+	return false
 }
 
 // unavailDetail is select_nodes' state_desc for ESLURM_NODE_NOT_AVAIL: the

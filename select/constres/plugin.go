@@ -118,6 +118,9 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 // Cluster is the cluster the plugin selects from.
 func (p *Plugin) Cluster() *job.Cluster { return p.cl }
 
+// SharesNodes implements job.NodeSharer: jobs share nodes core by core.
+func (p *Plugin) SharesNodes() bool { return true }
+
 func (p *Plugin) totalCores() int { return p.coreOff[p.cl.N] }
 
 // nodeReqOf is _get_job_node_req (reference §2.1).

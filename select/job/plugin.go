@@ -38,6 +38,13 @@ type Plugin interface {
 	LoadState(dir string) error
 }
 
+// NodeSharer is offered by plugins that let jobs share a node
+// (cons_tres): a node a sharing job holds stays shareable (Slurm's
+// share_node_bitmap), so it does not make another sharing job's nodes busy.
+type NodeSharer interface {
+	SharesNodes() bool
+}
+
 // DenseWillRun is offered by plugins that answer a will-run test on dense
 // candidates without building an Allocation, for backfill's many tests:
 // the Start and Nodes of Select(req, cand, Plan, now), or its error.
