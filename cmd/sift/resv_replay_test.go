@@ -127,11 +127,6 @@ var resvKnown = map[string]string{
 	// tries the reservation's nodes alone, then the plugin's own choice.
 	"random-4-cons.json/g4-09": flexFill,
 	"random-4-cons.json/g4-23": flexFill,
-	// A sharing job whose only usable node is fully allocated: Slurm's
-	// nodes_busy test looks at sharable nodes, so it is not busy
-	// (ReqNodeNotAvail); sift counts any node a running job holds
-	// (Resources), as docs/COMPATIBILITY.md says of the main pass.
-	"random-4-cons.json/g4-04": "a fully used node counts as busy for a sharing job",
 	// Recorded twice: once the main pass started the second job beside
 	// the first's node list (n[1,4], as sift), once backfill did before
 	// the main pass re-tested the first (n[1-2]).
