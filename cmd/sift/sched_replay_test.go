@@ -101,7 +101,29 @@ func TestSchedulingRecordingsReplay(t *testing.T) {
 // schedKnown are the recorded scheduling cases where sift still differs
 // from Slurm, by file and case name, with the cause (docs/COMPATIBILITY.md,
 // Scheduling).
-var schedKnown = map[string]string{}
+var schedKnown = map[string]string{
+	"sched-6-02.json/s6-02-05": planNode,
+	"sched-7-02.json/s7-02-01": planNode,
+	"sched-7-02.json/s7-02-07": planNode,
+	"sched-7-06.json/s7-06-01": planNode,
+	"sched-7-02.json/s7-02-10": depthReasons,
+}
+
+// Causes of the known scheduling differences.
+const (
+	// planNode: the first job that differs is planned by backfill at the
+	// same start as in Slurm but on another node (n32 for n31, n6 for
+	// n13, ...), and the later plans follow from it. Slurm's cons_tres
+	// will-run fits the job on future_usage with the whole release batch
+	// removed; sift's releases only the batch's jobs on nodes that can
+	// have a free core, so the fit may see the other nodes differently.
+	// Not confirmed; the starts agree, the nodes do not.
+	planNode = "cons_tres backfill plan: same start, other nodes (will-run's released set at the fitting batch, not confirmed)"
+	// depthReasons: partition_job_depth=21 with overlapping partitions;
+	// three pending jobs show other reasons (Resources, Priority, the
+	// DOWN/DRAINED detail) than sift's. Cause not found.
+	depthReasons = "main-pass reasons with partition_job_depth over overlapping partitions (cause not found)"
+)
 
 // replaySchedCase replays one scheduling case and lists its differences.
 // Which jobs run, where, and why the others pend come from the replay of
