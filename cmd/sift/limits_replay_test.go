@@ -240,19 +240,10 @@ func replayAccountingCase(ci int, conf, sacctmgr string, c labCase) (diffs, subm
 	if c.After == nil {
 		return diffs, submitDiffs, nil
 	}
-	k := 0
-	for _, id := range ids {
-		if id == 0 {
-			continue
-		}
-		if k >= len(c.After.Jobs) {
-			break
-		}
-		want := c.After.Jobs[k]
-		k++
+	pairRecorded(ids, c.After.Jobs, func(k int, id uint32, want labOutcome) {
 		if want.State == "" {
 			// slurmctld had purged the ended job (MinJobAge).
-			continue
+			return
 		}
 		j, _ := q.Job(id)
 		got, wantText := j.State.String()+" "+j.ReasonText(), want.State+" "+want.Reason
@@ -264,8 +255,25 @@ func replayAccountingCase(ci int, conf, sacctmgr string, c labCase) (diffs, subm
 		default:
 			diffs = append(diffs, fmt.Sprintf("after the last step, job %d: sift %s, Slurm %s", k, got, wantText))
 		}
-	}
+	})
 	return diffs, submitDiffs, nil
+}
+
+// pairRecorded calls fn with each accepted submission's id (ids holds 0
+// for a refused one) and the recorded outcome in the same place, numbering
+// them from 1 as the recording does; it stops at the shorter list.
+func pairRecorded[T any](ids []uint32, outcomes []T, fn func(k int, id uint32, want T)) {
+	k := 0
+	for _, id := range ids {
+		if id == 0 {
+			continue
+		}
+		if k >= len(outcomes) {
+			return
+		}
+		k++
+		fn(k, id, outcomes[k-1])
+	}
 }
 
 // replayAction replays a lab step "cancel:N" (the N-th submission, ids

@@ -293,27 +293,18 @@ func replayResvCase(ci int, conf string, c resvCase) (diffs, submitDiffs []strin
 		return diffs, submitDiffs, nil
 	}
 	res := int64(q.Config().BFResolution / time.Second)
-	k := 0
-	for _, id := range ids {
-		if id == 0 {
-			continue
-		}
-		if k >= len(c.After.Jobs) {
-			break
-		}
-		want := c.After.Jobs[k]
-		k++
+	pairRecorded(ids, c.After.Jobs, func(k int, id uint32, want resvOutcome) {
 		if want.State == "" {
-			continue
+			return
 		}
 		j, _ := q.Job(id)
 		d := fmt.Sprintf("after the last step, job %d:", k)
 		if got, wantText := resvJobText(cl, j), want.State+" "+slurmReason(want); got != wantText {
 			diffs = append(diffs, fmt.Sprintf("%s sift %s, Slurm %s", d, got, wantText))
-			continue
+			return
 		}
 		if j.State != sched.Pending || want.SqueueStart == 0 {
-			continue
+			return
 		}
 		// Within bf_resolution and the seconds the lab's steps took.
 		got, wantStart := j.Start-base, want.SqueueStart-base
@@ -323,7 +314,7 @@ func replayResvCase(ci int, conf string, c resvCase) (diffs, submitDiffs []strin
 		if want.SqueueNodes != "" && j.PlannedNodes != nil && resvHosts(cl, j.PlannedNodes) != want.SqueueNodes {
 			diffs = append(diffs, fmt.Sprintf("%s sift plans it on %s, Slurm on %s", d, resvHosts(cl, j.PlannedNodes), want.SqueueNodes))
 		}
-	}
+	})
 	return diffs, submitDiffs, nil
 }
 
