@@ -1,6 +1,8 @@
 package sched
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -43,6 +45,7 @@ func (c *bfCounts) exceeds(cfg Config, j *Job, part string) bool {
 // what happened.
 func (q *Queue) BackfillPass(now int64, p *Pass) {
 	q.passNow = now
+	q.bfEnds.built = false
 	cfg := q.cfg
 	res := max(int64(cfg.BFResolution/time.Second), 1)
 	window := int64(cfg.BFWindow / time.Second)
@@ -75,6 +78,13 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	var dense job.DenseWillRun
 	if d, ok := q.plugin.(job.DenseWillRun); ok && q.opt.Limits == nil {
 		dense = d
+	}
+	// The fast paths go together: with the dense will-run, the running
+	// jobs' ends are looked up in an index instead of a scan of the queue
+	// (the plain path is the reference the differential tests run).
+	endsAt := q.endsAtScan
+	if dense != nil {
+		endsAt = q.endsAt
 	}
 	p.BackfillExit = "end of queue"
 recordLoop:
@@ -198,7 +208,7 @@ recordLoop:
 			unname := q.namePreemptees(e, r.part, now)
 			if dense != nil {
 				var nodes bitset.Set
-				if aStart, nodes, err = dense.WillRunDense(planRequest(req, laterStart), availBits, max(startRes, now)); err == nil {
+				if aStart, nodes, err = dense.WillRunDense(q.planScratch(req, laterStart), availBits, max(startRes, now)); err == nil {
 					// The plugin's buffer: startNow's selection (a
 					// preemption's tests) would overwrite it.
 					chosenBuf.Copy(nodes)
@@ -221,7 +231,7 @@ recordLoop:
 				j.Start = origStart
 				break
 			}
-			if startRes > now && aStart == startRes+1 && !q.endsAt(chosen, aStart) {
+			if startRes > now && aStart == startRes+1 && !endsAt(chosen, aStart) {
 				// Slurm's will-run from a later start drops the jobs
 				// ending by then and answers "now", which becomes
 				// start_res; sift's plugin, asked at startRes, answers
@@ -255,6 +265,7 @@ recordLoop:
 			}
 			if start <= now {
 				out := q.startNow(e, r.part, availBits.Roaring(), now, limit, p)
+				q.bfEnds.built = false
 				if out == started {
 					if limit < fullLimit {
 						q.stretchLimit(e, r.part, ns, now, limit, fullLimit)
@@ -358,11 +369,60 @@ func planRequest(req *job.Request, laterStart int64) *job.Request {
 	return &r
 }
 
-// endsAt reports whether a running job on nodes ends at t.
-func (q *Queue) endsAt(nodes bitset.Set, t int64) bool {
+// endsAtScan reports whether a running job on nodes ends at t, from a
+// scan of the queue.
+func (q *Queue) endsAtScan(nodes bitset.Set, t int64) bool {
 	for _, id := range q.ids {
 		if j := q.jobs[id].j; j.State == Running && j.End == t && j.Nodes != nil && bitset.New(q.cl.N).Fill(j.Nodes).Intersects(nodes) {
 			return true
+		}
+	}
+	return false
+}
+
+// runEnds is the running jobs by end time, for endsAt: built by a pass's
+// first question and dropped whenever the pass starts (or tries to start)
+// a job, which may change the running set; scratch holds one job's nodes.
+type runEnds struct {
+	jobs    []*Job
+	built   bool
+	scratch bitset.Set
+}
+
+// planScratch is planRequest in the queue's scratch request, for the dense
+// will-run, which keeps no pointer to it: a retry round would otherwise
+// allocate a copy of the request each time.
+func (q *Queue) planScratch(req *job.Request, laterStart int64) *job.Request {
+	if laterStart == 0 {
+		return req
+	}
+	q.bfReq = *req
+	q.bfReq.PlanEnd = laterStart
+	return &q.bfReq
+}
+
+// endsAt is endsAtScan from the running jobs sorted by end.
+func (q *Queue) endsAt(nodes bitset.Set, t int64) bool {
+	re := &q.bfEnds
+	if !re.built {
+		re.jobs = re.jobs[:0]
+		for _, id := range q.ids {
+			if j := q.jobs[id].j; j.State == Running {
+				re.jobs = append(re.jobs, j)
+			}
+		}
+		slices.SortFunc(re.jobs, func(a, b *Job) int { return cmp.Compare(a.End, b.End) })
+		re.built = true
+	}
+	k, _ := slices.BinarySearchFunc(re.jobs, t, func(j *Job, t int64) int { return cmp.Compare(j.End, t) })
+	for ; k < len(re.jobs) && re.jobs[k].End == t; k++ {
+		if j := re.jobs[k]; j.Nodes != nil {
+			if len(re.scratch) != len(nodes) {
+				re.scratch = bitset.New(q.cl.N)
+			}
+			if re.scratch.Fill(j.Nodes).Intersects(nodes) {
+				return true
+			}
 		}
 	}
 	return false

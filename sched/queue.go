@@ -119,6 +119,8 @@ type Queue struct {
 	// records, kept between passes for their storage.
 	bfSpace *nodeSpace
 	recBuf  []record
+	bfEnds  runEnds
+	bfReq   job.Request
 	// partSize is each partition's CPUs and nodes, counted once.
 	partSize map[string][2]int
 }

@@ -49,7 +49,8 @@ type NodeSharer interface {
 // candidates without building an Allocation, for backfill's many tests:
 // the Start and Nodes of Select(req, cand, Plan, now), or its error.
 // cand is not changed; nodes belong to the plugin and are valid until its
-// next call.
+// next call. The plugin keeps no pointer to req after the call (backfill
+// reuses one request for its retries).
 type DenseWillRun interface {
 	WillRunDense(req *Request, cand bitset.Set, now int64) (start int64, nodes bitset.Set, err error)
 }
