@@ -96,13 +96,19 @@ func randomCluster(t testing.TB, r *rand.Rand) *job.Cluster {
 			nodes[i].State = "drain"
 		}
 	}
+	cl := clusterOf(t, nodes)
+	cl.Partitions["p"].OverSubscribe = 1 + r.IntN(3)
+	return cl
+}
+
+// clusterOf is the cluster of nodes.
+func clusterOf(t testing.TB, nodes []index.Node) *job.Cluster {
+	t.Helper()
 	s, err := index.Build(nodes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl := job.NewCluster(s)
-	cl.Partitions["p"].OverSubscribe = 1 + r.IntN(3)
-	return cl
+	return job.NewCluster(s)
 }
 
 func randomRequest(r *rand.Rand, id uint32, n int) *job.Request {

@@ -98,9 +98,16 @@ type Plugin struct {
 	gpuUse   []int // GPUs taken per node by the selection
 	// dense and denseOut are WillRunDense's candidates and answer.
 	dense, denseOut bitset.Set
+	// classOf is each node's class, classSets the members of each (nil
+	// with too many classes), ever the remembered test-0 answers
+	// (everFits).
+	classOf   []int32
+	classSets []bitset.Set
+	ever      map[everKey]bool
 }
 
-// noMemo disables the will-run memo, for differential tests.
+// noMemo disables the will-run and ever-fits memos, for differential
+// tests.
 var noMemo = false
 
 var _ job.Plugin = (*Plugin)(nil)
@@ -112,6 +119,7 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 	for id := 0; id < cl.N; id++ {
 		p.coreOff[id+1] = p.coreOff[id] + cl.Cores(uint32(id))
 	}
+	p.classify()
 	return p
 }
 
@@ -524,7 +532,7 @@ func (p *Plugin) neverOr(r *job.Request, all bitset.Set, mode job.Mode, err erro
 			t0 = &c
 		}
 	}
-	if _, ok := p.selectNodes(nil, t0, all, nil); !ok {
+	if !p.everFits(t0, all) {
 		return &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes could ever hold the job"}
 	}
 	return err

@@ -117,11 +117,7 @@ func twoPartitionCluster(t testing.TB, r *rand.Rand) *job.Cluster {
 		}
 	}
 	nodes[0].Partitions = []string{"p", "q"}
-	s, err := index.Build(nodes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cl := job.NewCluster(s)
+	cl := clusterOf(t, nodes)
 	cl.Partitions["p"].OverSubscribe = 1 + r.IntN(3)
 	cl.Partitions["q"].OverSubscribe = 1 + r.IntN(3)
 	cl.Partitions["q"].PriorityTier = uint32(r.IntN(2))
