@@ -119,7 +119,7 @@ recordLoop:
 		origStart := j.Start
 		// A job with a time_min is planned with it (_set_backfill_timelimits);
 		// fullLimit is its own limit.
-		limit := limitSeconds(req.TimeLimit)
+		limit := pr.planLimit
 		fullLimit := limit
 		if tm := int64(j.TimeMin / time.Second); tm > 0 && tm < limit {
 			limit = tm
@@ -267,8 +267,14 @@ recordLoop:
 				out := q.startNow(e, r.part, availBits.Roaring(), now, limit, p)
 				q.bfEnds.built = false
 				if out == started {
-					if limit < fullLimit {
+					switch {
+					case limit < fullLimit:
 						q.stretchLimit(e, r.part, ns, now, limit, fullLimit)
+					case e.limit == 0 && j.End-now != fullLimit:
+						// A job without a time_limit runs with the
+						// one it was planned with, not the one
+						// select_nodes gave it.
+						q.setLimit(e, r.part, now, fullLimit)
 					}
 					p.Started = append(p.Started, j.ID)
 					starts++
@@ -465,9 +471,16 @@ func (q *Queue) stretchLimit(e *entry, part string, ns *nodeSpace, now, minLimit
 		limit = min(limit, (r.Start-now)/60)
 	}
 	limit = max(limit, minLimit/60) * 60
-	if limit == fullLimit {
+	if limit == j.End-now {
 		return
 	}
+	q.setLimit(e, part, now, limit)
+}
+
+// setLimit gives job e, started at now in part, the limit limit (in
+// seconds): its select plugin record is redone with it.
+func (q *Queue) setLimit(e *entry, part string, now, limit int64) {
+	j := e.j
 	rq := *e.parts[part].req
 	rq.TimeLimit = time.Duration(limit) * time.Second
 	a := j.Alloc

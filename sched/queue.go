@@ -130,6 +130,10 @@ type entry struct {
 	j     *Job
 	progs []*vm.Program
 	parts map[string]*partReq
+	// limit is Slurm's job time_limit: the job's own, else its first
+	// partition's DefaultTime, else 0 (NO_VAL), which each partition
+	// resolves in its own way when the job is planned or started.
+	limit time.Duration
 	// planned is plannedRef, the PlannedNodes backfill last gave the
 	// job, in dense form.
 	planned    bitset.Set
@@ -139,7 +143,12 @@ type entry struct {
 // partReq is a job's request in one partition and the candidates the chain
 // gives it there (nil when the partition refuses it).
 type partReq struct {
+	// req asks for the limit the job starts with in the partition
+	// (select_nodes).
 	req *job.Request
+	// planLimit is the limit backfill plans it with there, in seconds
+	// (_set_backfill_timelimits).
+	planLimit int64
 	// refused is why the partition's size refuses the job for good
 	// (PartitionConfig, PartitionNodeLimit), ReasonNone if it does not:
 	// the tests of _part_access_check that job_limits_check makes and
@@ -240,7 +249,13 @@ func (q *Queue) add(j *Job) (*entry, error) {
 	if len(j.Partitions) == 0 {
 		return nil, q.fail(j.ID, "no partition")
 	}
-	e := &entry{j: j, parts: map[string]*partReq{}}
+	e := &entry{j: j, parts: map[string]*partReq{}, limit: j.TimeLimit}
+	if e.limit == 0 {
+		// _valid_job_part gives the job its first partition's
+		// DefaultTime at submit, and none if that one has none, even
+		// when another of its partitions has one.
+		e.limit = q.opt.Partitions[j.Partitions[0]].DefaultTime
+	}
 	for _, c := range j.Request.Constraints {
 		prog, err := compiler.Compile(compiler.Lang(c.Lang), c.Text)
 		if err != nil {
@@ -260,9 +275,9 @@ func (q *Queue) add(j *Job) (*entry, error) {
 		}
 		rq := *j.Request
 		rq.ID, rq.Partition, rq.Priority = j.ID, p, j.Priority
-		rq.TimeLimit = q.timeLimit(j, p)
+		rq.TimeLimit = q.startLimit(e.limit, p)
 		rq.ApplyMemoryPolicy(q.cl, q.opt.DefMemPerCPU, q.opt.MaxMemPerCPU)
-		pr := &partReq{req: &rq, refused: q.partRefuses(&rq, p)}
+		pr := &partReq{req: &rq, planLimit: q.planLimit(e.limit, p), refused: q.partRefuses(&rq, p)}
 		pr.chain, pr.err = candidate.Build(candidate.Input{Cluster: q.cl, Request: &rq, Programs: e.progs})
 		if pr.err == nil {
 			pr.cands = pr.chain.Candidates
@@ -272,11 +287,12 @@ func (q *Queue) add(j *Job) (*entry, error) {
 	return e, nil
 }
 
-// timeLimit is the limit job j runs with in partition p: its own, else
-// the partition's DefaultTime, else its MaxTime, else none.
-func (q *Queue) timeLimit(j *Job, p string) time.Duration {
-	if j.TimeLimit != 0 {
-		return j.TimeLimit
+// startLimit is the limit a job whose time_limit is limit (0: NO_VAL)
+// starts with in partition p (select_nodes): that limit, else p's
+// DefaultTime, else its MaxTime, else none.
+func (q *Queue) startLimit(limit time.Duration, p string) time.Duration {
+	if limit != 0 {
+		return limit
 	}
 	pc := q.opt.Partitions[p]
 	if pc.DefaultTime > 0 {
@@ -286,6 +302,22 @@ func (q *Queue) timeLimit(j *Job, p string) time.Duration {
 		return pc.MaxTime
 	}
 	return job.Unlimited
+}
+
+// planLimit is the limit, in seconds, backfill plans a job whose
+// time_limit is limit (0: NO_VAL) with in partition p
+// (_set_backfill_timelimits): p's MaxTime (a year when it has none) for
+// NO_VAL or an unlimited job, whatever p's DefaultTime; else the limit,
+// at most p's MaxTime.
+func (q *Queue) planLimit(limit time.Duration, p string) int64 {
+	part := int64(yearSeconds)
+	if pc := q.opt.Partitions[p]; pc.MaxTime > 0 {
+		part = int64(pc.MaxTime / time.Second)
+	}
+	if limit == 0 || limit == job.Unlimited {
+		return part
+	}
+	return min(int64(limit/time.Second), part)
 }
 
 // Submit adds a pending job at now. A job without a priority (0, not Held)
@@ -363,7 +395,9 @@ func (q *Queue) insert(e *entry) {
 
 // AddRunning records a job that is already running: j.Partition, j.Start,
 // j.End and j.Nodes must be set. The select plugin gets it on exactly those
-// nodes (with the resources its request asks for on each).
+// nodes: with j.Alloc when set (the cores, memory and GPUs the job holds on
+// each, as a selection gave them), else with the resources a selection of
+// its request on those nodes gives each.
 func (q *Queue) AddRunning(j *Job) error {
 	if j.Partition == "" && len(j.Partitions) > 0 {
 		j.Partition = j.Partitions[0]
@@ -390,9 +424,16 @@ func (q *Queue) AddRunning(j *Job) error {
 	rq.MinNodes = int(j.Nodes.GetCardinality())
 	rq.ReqNodes, rq.MaxNodes = rq.MinNodes, rq.MinNodes
 	rq.TimeLimit = time.Duration(j.End-j.Start) * time.Second
-	a, err := q.plugin.Select(&rq, j.Nodes.Clone(), job.RunNow, j.Start)
-	if err != nil {
-		return &JobError{Job: j.ID, Err: fmt.Errorf("%w: does not fit on its nodes: %w", ErrInvalidJob, err)}
+	a := j.Alloc
+	if a == nil {
+		if a, err = q.plugin.Select(&rq, j.Nodes.Clone(), job.RunNow, j.Start); err != nil {
+			return &JobError{Job: j.ID, Err: fmt.Errorf("%w: does not fit on its nodes: %w", ErrInvalidJob, err)}
+		}
+	} else if a.Nodes == nil || !a.Nodes.Equals(j.Nodes) {
+		return q.fail(j.ID, "a running job's allocation must be on its nodes")
+	} else {
+		c := *a
+		a = &c
 	}
 	a.Start = j.Start
 	if err := q.plugin.Begin(&rq, a); err != nil {
@@ -671,7 +712,7 @@ func (q *Queue) runnable2(e *entry, p string, pc Partition, minTime bool) bool {
 	j := e.j
 	pr := e.parts[p]
 	r := ReasonNone
-	limit := j.TimeLimit
+	limit := e.limit
 	if minTime && j.TimeMin > 0 {
 		limit = j.TimeMin
 	}

@@ -158,8 +158,8 @@ func (l *lab) logSize() int64 {
 
 // readQueue reads every job: squeue for state, reason (with its detail),
 // nodes, start or expected start, planned nodes, priority and submit time;
-// scontrol for the eligible time of jobs held by --begin and the pass that
-// started each running job (Scheduler=Main or Backfill).
+// scontrol for the eligible time of jobs held by --begin, and the pass that
+// started each running job (Scheduler=Main or Backfill) and its end.
 func (l *lab) readQueue() (map[string]Outcome, error) {
 	out, errs, err := l.cmd("squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%N|%S|%Y|%Q|%V")
 	if err != nil {
@@ -211,6 +211,8 @@ func (l *lab) readQueue() (map[string]Outcome, error) {
 		}
 		if o.State == "RUNNING" {
 			o.StartedBy = fields["Scheduler"]
+			// The limit it runs with: select_nodes' or backfill's.
+			o.EndEpoch, _ = strconv.ParseInt(fields["EndTime"], 10, 64)
 		}
 		got[fields["JobId"]] = o
 	}
