@@ -80,6 +80,37 @@ func Count(w []uint64) int {
 	return n
 }
 
+// Window returns the range [lo, hi) of w outside which every word is zero:
+// w[lo] and w[hi-1] are not, and (0, 0) stands for all zero. It tests eight
+// words a step, as a leaf or an and leaves long zero runs at either end.
+func Window(w []uint64) (lo, hi int) {
+	for lo+8 <= len(w) {
+		x := (*[8]uint64)(w[lo:])
+		if x[0]|x[1]|x[2]|x[3]|x[4]|x[5]|x[6]|x[7] != 0 {
+			break
+		}
+		lo += 8
+	}
+	for lo < len(w) && w[lo] == 0 {
+		lo++
+	}
+	if lo == len(w) {
+		return 0, 0
+	}
+	hi = len(w)
+	for hi-8 > lo {
+		x := (*[8]uint64)(w[hi-8:])
+		if x[0]|x[1]|x[2]|x[3]|x[4]|x[5]|x[6]|x[7] != 0 {
+			break
+		}
+		hi -= 8
+	}
+	for w[hi-1] == 0 {
+		hi--
+	}
+	return lo, hi
+}
+
 // Equal reports whether a and b hold the same words (b at least as long as
 // a; its words past len(a) are not read).
 func Equal(a, b []uint64) bool {

@@ -89,6 +89,41 @@ func TestKernelsMatchThePlainRule(t *testing.T) {
 	}
 }
 
+func TestWindowHoldsEveryNonZeroWord(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 5))
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 17, 100, 1563} {
+		for range 200 {
+			w := make([]uint64, n)
+			// Zero runs of every length at both ends, members anywhere.
+			for k := r.IntN(4); k > 0 && n > 0; k-- {
+				w[r.IntN(n)] = 1 << r.IntN(64)
+			}
+			wantLo, wantHi := 0, 0
+			for i, x := range w {
+				if x != 0 {
+					if wantHi == 0 {
+						wantLo = i
+					}
+					wantHi = i + 1
+				}
+			}
+			if lo, hi := Window(w); lo != wantLo || hi != wantHi {
+				t.Fatalf("Window of %d words with members at %v = [%d, %d), want [%d, %d)", n, nonZero(w), lo, hi, wantLo, wantHi)
+			}
+		}
+	}
+}
+
+func nonZero(w []uint64) []int {
+	var at []int
+	for i, x := range w {
+		if x != 0 {
+			at = append(at, i)
+		}
+	}
+	return at
+}
+
 func TestEqualComparesTheFirstSliceLength(t *testing.T) {
 	tests := []struct {
 		name string

@@ -181,7 +181,7 @@ func (p *postings) patched(ids, bounds []uint32, words int, gone []uint32, adds 
 		}
 	}
 	// Every id stays inside [w0, w1): the removed ones only narrow it.
-	q := postings{ids: ids, ck: bounds, w0: p.w0, w1: p.w1}
+	q := postings{ids: ids, ck: bounds, w0: p.w0, w1: p.w1, ascending: ascend(ids)}
 	width := p.w1 - p.w0
 	store := make([]uint64, (len(bounds)-1)*width)
 	q.pre = make([][]uint64, len(bounds))

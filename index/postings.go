@@ -20,6 +20,11 @@ type postings struct {
 	// pre[c] holds ids[:ck[c]] as dense words over [w0, w1); pre[0] is nil.
 	pre    [][]uint64
 	w0, w1 int
+	// ascending is set when ids increase with position, as they do for a
+	// value that grows with the node id (a load figure, a serial number):
+	// any positions whose first and last ids are as far apart as the
+	// positions are then a run of consecutive ids, written a word at a time.
+	ascending bool
 }
 
 // newPostings indexes ids (already in value order); bounds are the positions
@@ -27,7 +32,7 @@ type postings struct {
 // always cut at distinct-value boundaries, so checkpoints placed exactly on
 // them need no bit patching at all.
 func newPostings(ids []uint32, bounds []uint32, words int) postings {
-	p := postings{ids: ids}
+	p := postings{ids: ids, ascending: ascend(ids)}
 	n := len(ids)
 	if n == 0 || n <= 4*words {
 		return p
@@ -83,10 +88,46 @@ func (p *postings) orSpan(dst []uint64, s span) {
 	p.setBits(dst, s.lo, s.hi)
 }
 
+// setBits sets the bits of the ids at positions [lo, hi).
 func (p *postings) setBits(dst []uint64, lo, hi uint32) {
+	if p.run(lo, hi) {
+		setRun(dst, p.ids[lo], p.ids[hi-1])
+		return
+	}
 	for _, id := range p.ids[lo:hi] {
 		addBit(dst, id)
 	}
+}
+
+// clearBits clears the bits of the ids at positions [lo, hi).
+func (p *postings) clearBits(dst []uint64, lo, hi uint32) {
+	if p.run(lo, hi) {
+		clearRun(dst, p.ids[lo], p.ids[hi-1])
+		return
+	}
+	for _, id := range p.ids[lo:hi] {
+		delBit(dst, id)
+	}
+}
+
+// minRun is the fewest positions worth checking for a run of consecutive
+// ids: below it, a bit at a time costs no more.
+const minRun = 32
+
+// run reports whether the ids at positions [lo, hi) are consecutive (and
+// at least minRun of them).
+func (p *postings) run(lo, hi uint32) bool {
+	return p.ascending && hi >= lo+minRun && p.ids[hi-1]-p.ids[lo] == hi-1-lo
+}
+
+// ascend reports whether ids strictly increase.
+func ascend(ids []uint32) bool {
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			return false
+		}
+	}
+	return true
 }
 
 func (p *postings) sizeBytes() int {
@@ -234,9 +275,7 @@ func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
 		if in {
 			p.setBits(dst, pos, end)
 		} else {
-			for _, id := range p.ids[pos:end] {
-				delBit(dst, id)
-			}
+			p.clearBits(dst, pos, end)
 		}
 		pos = end
 	}

@@ -21,6 +21,19 @@ func setRun(dst []uint64, lo, hi uint32) {
 	dst[wh] |= last
 }
 
+// clearRun clears the bits of ids lo..hi inclusive.
+func clearRun(dst []uint64, lo, hi uint32) {
+	wl, wh := lo>>6, hi>>6
+	first, last := ^uint64(0)<<(lo&63), ^uint64(0)>>(63-hi&63)
+	if wl == wh {
+		dst[wl] &^= first & last
+		return
+	}
+	dst[wl] &^= first
+	clear(dst[wl+1 : wh])
+	dst[wh] &^= last
+}
+
 // setBit sets (on) or clears the bit of id.
 func setBit(dst []uint64, id uint32, on bool) {
 	if on {

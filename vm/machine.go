@@ -35,16 +35,11 @@ type window struct{ lo, hi int }
 // tight returns the window of w[lo:hi], given that w is zero outside it.
 // It reads only the zero words at either end and the first non-zero ones.
 func tight(w []uint64, lo, hi int) window {
-	for lo < hi && w[lo] == 0 {
-		lo++
-	}
-	if lo == hi {
+	l, h := bitops.Window(w[lo:hi])
+	if l == h {
 		return window{}
 	}
-	for w[hi-1] == 0 {
-		hi--
-	}
-	return window{lo, hi}
+	return window{lo + l, lo + h}
 }
 
 // NewMachine returns a Machine with no scratch yet.
