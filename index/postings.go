@@ -89,24 +89,23 @@ func (p *postings) orSpan(dst []uint64, s span) {
 }
 
 // setBits sets the bits of the ids at positions [lo, hi).
-func (p *postings) setBits(dst []uint64, lo, hi uint32) {
-	if p.run(lo, hi) {
-		setRun(dst, p.ids[lo], p.ids[hi-1])
-		return
-	}
-	for _, id := range p.ids[lo:hi] {
-		addBit(dst, id)
-	}
-}
+func (p *postings) setBits(dst []uint64, lo, hi uint32) { p.writeBits(dst, lo, hi, true) }
 
-// clearBits clears the bits of the ids at positions [lo, hi).
-func (p *postings) clearBits(dst []uint64, lo, hi uint32) {
-	if p.run(lo, hi) {
+// writeBits sets (on) or clears the bits of the ids at positions [lo, hi).
+func (p *postings) writeBits(dst []uint64, lo, hi uint32, on bool) {
+	switch {
+	case p.run(lo, hi) && on:
+		setRun(dst, p.ids[lo], p.ids[hi-1])
+	case p.run(lo, hi):
 		clearRun(dst, p.ids[lo], p.ids[hi-1])
-		return
-	}
-	for _, id := range p.ids[lo:hi] {
-		delBit(dst, id)
+	case on:
+		for _, id := range p.ids[lo:hi] {
+			addBit(dst, id)
+		}
+	default:
+		for _, id := range p.ids[lo:hi] {
+			delBit(dst, id)
+		}
 	}
 }
 
@@ -272,11 +271,7 @@ func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
 				end = min(end, s.lo)
 			}
 		}
-		if in {
-			p.setBits(dst, pos, end)
-		} else {
-			p.clearBits(dst, pos, end)
-		}
+		p.writeBits(dst, pos, end, in)
 		pos = end
 	}
 }
