@@ -178,7 +178,6 @@ recordLoop:
 				orig = resvBuf.Fill(allowed)
 				orig.And(baseBits)
 			}
-			copy(availBits, orig)
 			laterStart = ns.usable(availBits, orig, startRes, endTime)
 			if overlap {
 				// Try again once the first reservation ends

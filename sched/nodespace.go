@@ -1,7 +1,11 @@
 package sched
 
 import (
+	"slices"
+	"sort"
+
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/bitops"
 	"github.com/nodesift/sift/select/bitset"
 )
 
@@ -26,6 +30,10 @@ type nodeSpace struct {
 	// search, instead of following the list from slot 0.
 	order []int
 	dirty bool
+	// gen counts the changes of the slots; walk is usable's work kept
+	// for the next call while gen stays.
+	gen  uint64
+	walk slotWalk
 }
 
 // from is the position in order of the first slot ending after t.
@@ -65,6 +73,7 @@ func newNodeSpace(now, window, res int64, n int, avail *roaring.Bitmap) *nodeSpa
 func (ns *nodeSpace) reset(now, window, res int64, n int, avail *roaring.Bitmap) {
 	ns.res, ns.n = res, n
 	ns.order, ns.dirty = ns.order[:0], true
+	ns.gen++
 	ns.s = append(ns.s[:0], slot{avail: ns.spare(0)})
 	ns.s[0] = slot{begin: now / res * res, end: (now + window) / res * res, avail: ns.s[0].avail.Fill(avail)}
 }
@@ -127,6 +136,7 @@ func (ns *nodeSpace) split(j int, t int64) int {
 // nodes became identical.
 func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 	ns.dirty = true
+	ns.gen++
 	start = max(start, ns.s[0].begin)
 	if end < start+ns.res {
 		// A job always holds at least one resolution step.
@@ -198,48 +208,142 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 	return false
 }
 
-// usable narrows avail to the nodes free in every slot overlapping
-// [start, end] and returns later_start: the end of the first overlapping
-// slot after which more nodes are free, 0 if none (the slot walk of
-// _attempt_backfill). orig is avail as it came in; scratch is reused.
+// usable sets avail to orig narrowed to the nodes free in every slot
+// overlapping [start, end] and returns later_start: the end of the first
+// overlapping slot after which more nodes are free, 0 if none (the slot
+// walk of _attempt_backfill).
+//
+// The walk's answer reads two things of the slots: the AND of those the
+// window overlaps, and the first slot from the window's start after which
+// a node of orig becomes free (until one is found, the walk's narrowed
+// nodes are orig's in the current slot, so its test "are orig's nodes of
+// the next slot a subset of the narrowed ones" asks just that; see
+// plainUsable in the tests, the walk as written). A job's TRY_LATER rounds
+// ask with the same orig on the same map, each from a later start, so
+// ns.walk keeps both between calls: the AND over a window that slides
+// right as a queue of two stacks, each slot ANDed in twice, and the
+// freeing test per slot.
 func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) int64 {
-	var later int64
-	// The slots ending by start change nothing.
-	k := ns.from(start)
-	if k == len(ns.order) {
+	copy(avail, orig)
+	k0 := ns.from(start)
+	n := len(ns.order)
+	if k0 == n {
 		return 0
 	}
 	// Outside the words where orig has members avail is empty and stays
 	// so, and orig adds nothing to later_start: a partition's nodes are
 	// often one range of ids.
 	lo, hi := orig.Span()
-	for j := ns.order[k]; ; {
-		s := &ns.s[j]
-		if s.end > start && s.next != 0 && later == 0 {
-			// Is orig & next.avail a subset of avail & s.avail?
-			next := ns.s[s.next].avail
-			for w := lo; w < hi; w++ {
-				if orig[w]&next[w]&^(avail[w]&s.avail[w]) != 0 {
-					later = s.end
-					break
-				}
-			}
-		}
-		switch {
-		case s.end <= start:
-		case s.begin <= end:
-			if !avail[lo:hi].AndAny(s.avail[lo:hi]) && later != 0 {
-				// Nothing is left to narrow, and later_start is known.
-				return later
-			}
-		default:
-			if n := s.next; later == 0 && n != 0 && ns.s[n].next != 0 {
-				later = ns.s[n].end
-			}
-			return later
-		}
-		if j = s.next; j == 0 {
-			return later
+	// The slots from k0 overlap the window up to the first that begins
+	// after end.
+	kEnd := k0 + sort.Search(n-k0, func(i int) bool { return ns.s[ns.order[k0+i]].begin > end })
+	w := ns.walkFor(orig[lo:hi], lo)
+	w.and(ns, avail[lo:hi], k0, kEnd)
+	// The walk tests every slot it visits that has a next one: the
+	// overlapping ones and the first after them.
+	for k := k0; k <= kEnd && k+1 < n; k++ {
+		if w.frees(ns, k) {
+			return ns.s[ns.order[k]].end
 		}
 	}
+	if kEnd+2 < n {
+		// No slot frees a node by the one after the window: the walk
+		// retries from the end of the slot after that.
+		return ns.s[ns.order[kEnd+1]].end
+	}
+	return 0
+}
+
+// slotWalk is what usable keeps between the calls of one job's rounds,
+// valid while the map (gen) and orig's words from lo stay the same.
+type slotWalk struct {
+	gen  uint64
+	lo   int
+	orig []uint64
+	// The AND of the slots at positions [front, back) of ns.order, kept
+	// as a queue of two stacks: for p in [front, mid), suf holds the AND
+	// of [p, mid) at p*len(orig); acc is the AND of [mid, back).
+	front, mid, back int
+	suf, acc         []uint64
+	// freed[k] is 1 when a node of orig is free in the slot after
+	// position k and not in k, 2 when none is, 0 not yet known.
+	freed []uint8
+}
+
+// walkFor is ns.walk for orig's words from lo, started afresh when the
+// map or orig changed since its last use.
+func (ns *nodeSpace) walkFor(orig []uint64, lo int) *slotWalk {
+	w := &ns.walk
+	if w.gen == ns.gen && w.lo == lo && slices.Equal(w.orig, orig) {
+		return w
+	}
+	w.gen, w.lo, w.orig = ns.gen, lo, append(w.orig[:0], orig...)
+	w.front, w.mid, w.back = 0, 0, 0
+	w.freed = append(w.freed[:0], make([]uint8, len(ns.order))...)
+	return w
+}
+
+// slot is the words of the slot at position k that the walk reads.
+func (w *slotWalk) slot(ns *nodeSpace, k int) []uint64 {
+	return ns.s[ns.order[k]].avail[w.lo : w.lo+len(w.orig)]
+}
+
+// and narrows dst (orig's words) to the slots at positions [k0, kEnd),
+// moving the kept window there: it only slides right, else it restarts.
+func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0, kEnd int) {
+	nw := len(w.orig)
+	if k0 < w.front || kEnd < w.back || k0 >= w.back {
+		w.front, w.mid, w.back = k0, k0, k0
+		w.acc = ones(w.acc, nw)
+	}
+	for ; w.back < kEnd; w.back++ {
+		bitops.And(w.acc, w.slot(ns, w.back))
+	}
+	if k0 > w.mid && k0 < w.back {
+		// The first stack is used up: the second becomes it, with the
+		// AND of each suffix from k0.
+		if need := w.back * nw; len(w.suf) < need {
+			w.suf = append(w.suf, make([]uint64, need-len(w.suf))...)
+		}
+		for p := w.back - 1; p >= k0; p-- {
+			sp := w.suf[p*nw : (p+1)*nw]
+			copy(sp, w.slot(ns, p))
+			if p+1 < w.back {
+				bitops.And(sp, w.suf[(p+1)*nw:(p+2)*nw])
+			}
+		}
+		w.mid = w.back
+		w.acc = ones(w.acc, nw)
+	}
+	w.front = k0
+	if w.front < w.mid {
+		bitops.And2(dst, w.suf[w.front*nw:(w.front+1)*nw], w.acc)
+	} else {
+		bitops.And(dst, w.acc)
+	}
+}
+
+// frees reports whether a node of orig is free in the slot after
+// position k and not in the one at k.
+func (w *slotWalk) frees(ns *nodeSpace, k int) bool {
+	if w.freed[k] == 0 {
+		w.freed[k] = 2
+		cur, next := w.slot(ns, k), w.slot(ns, k+1)
+		for i, o := range w.orig {
+			if o&next[i]&^cur[i] != 0 {
+				w.freed[k] = 1
+				break
+			}
+		}
+	}
+	return w.freed[k] == 1
+}
+
+// ones is buf with n words of all ones.
+func ones(buf []uint64, n int) []uint64 {
+	buf = buf[:0]
+	for range n {
+		buf = append(buf, ^uint64(0))
+	}
+	return buf
 }

@@ -52,6 +52,15 @@ func (ns *nodeSpace) plainOverlaps(nodes bitset.Set, start, end int64) bool {
 	}
 }
 
+// randomMap is a new map of n nodes, all free, from a random now on, at
+// a random resolution.
+func randomMap(r *rand.Rand, n int) (int64, *nodeSpace) {
+	all := roaring.New()
+	all.AddRange(0, uint64(n))
+	now := int64(1000 + r.IntN(100))
+	return now, newNodeSpace(now, 20000, int64(1+r.IntN(60)), n, all)
+}
+
 // TestUsableAgreesWithPlainWalk builds random node-space maps and asks the
 // slot walk for random windows: the walk with its early return and the
 // plain one give the same nodes and later_start, and the overlap test from
@@ -60,11 +69,7 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
 	for round := 0; round < 300; round++ {
 		n := 1 + r.IntN(150)
-		all := roaring.New()
-		all.AddRange(0, uint64(n))
-		now := int64(1000 + r.IntN(100))
-		res := int64(1 + r.IntN(60))
-		ns := newNodeSpace(now, 20000, res, n, all)
+		now, ns := randomMap(r, n)
 		for k := r.IntN(40); k > 0; k-- {
 			if r.IntN(4) == 0 {
 				probe := bitset.New(n)
@@ -100,6 +105,73 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 				t.Fatalf("round %d [%d, %d]: overlaps says %v, the plain walk %v", round, start, end, a, b)
 			}
 		}
+	}
+}
+
+// TestUsableRoundsAgreeWithPlainWalk asks the slot walk as a job's
+// TRY_LATER rounds do, on random maps: the same orig from later and later
+// starts (mostly the later_start of the last answer), at times an earlier
+// start, another orig or a new reservation in between, so that the kept
+// window slides, restarts and is dropped. Each answer must be the plain
+// walk's.
+func TestUsableRoundsAgreeWithPlainWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 4))
+	randomSet := func(n, keep int) bitset.Set {
+		b := bitset.New(n)
+		for id := 0; id < n; id++ {
+			if r.IntN(keep) != 0 {
+				b.Add(uint32(id))
+			}
+		}
+		return b
+	}
+	slid := 0
+	for round := 0; round < 200; round++ {
+		n := 1 + r.IntN(300)
+		now, ns := randomMap(r, n)
+		for k := 10 + r.IntN(60); k > 0; k-- {
+			st, end := ns.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(3000)))
+			ns.add(st, end, randomSet(n, 2+r.IntN(8)))
+		}
+		orig := randomSet(n, 2+r.IntN(4))
+		if r.IntN(3) == 0 {
+			// A partition of one range of ids.
+			orig = bitset.New(n)
+			lo := r.IntN(n)
+			for id := lo; id < lo+r.IntN(n-lo+1); id++ {
+				orig.Add(uint32(id))
+			}
+		}
+		limit := int64(r.IntN(6000))
+		start := now
+		for k := 0; k < 80; k++ {
+			switch r.IntN(20) {
+			case 0:
+				start = now + int64(r.IntN(16000))
+			case 1:
+				orig = randomSet(n, 2+r.IntN(4))
+			case 2:
+				st, end := ns.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(3000)))
+				ns.add(st, end, randomSet(n, 2+r.IntN(8)))
+			}
+			fast, plain := bitset.New(n), slices.Clone(orig)
+			lf := ns.usable(fast, orig, start, start+limit)
+			lp := ns.plainUsable(plain, orig, start, start+limit)
+			if lf != lp || !fast.Equal(plain) {
+				t.Fatalf("round %d ask %d [%d, %d]: usable gives %d %v, the plain walk %d %v", round, k, start, start+limit, lf, fast, lp, plain)
+			}
+			if ns.walk.mid > ns.walk.front {
+				slid++
+			}
+			if lf != 0 {
+				start = lf
+			} else {
+				start = now + int64(r.IntN(16000))
+			}
+		}
+	}
+	if slid < 1000 {
+		t.Errorf("the kept window served %d answers from its first stack; the test means it to serve many", slid)
 	}
 }
 
