@@ -2,10 +2,15 @@ package constres
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
+
+// minReachStep is the fewest jobs between two of a chain's reached sets
+// (tests lower it).
+var minReachStep = 16
 
 // maxChainStates bounds the release states a chain keeps (each is a copy of
 // the plugin state).
@@ -41,6 +46,11 @@ type releaseChain struct {
 	clock       uint64
 	// memo holds WillRunDense's answers on this state.
 	memo job.Memo
+	// reached[k] is the nodes of running[:k*reachStep], made as far as
+	// asked: a test from a later start releases every job ended by then,
+	// often hundreds, and its nodeBound takes their nodes from here.
+	reached   []bitset.Set
+	reachStep int
 }
 
 // releaseState is base with running[:n] released.
@@ -80,7 +90,8 @@ func (p *Plugin) chain() *releaseChain {
 		}
 	}
 	p.rel = &releaseChain{base: p.st, gen: p.st.gen, running: running, free: free, freeAny: freeAny, nodeJobs: nodeJobs,
-		released: make([]bool, len(running)), coreMasks: make([][]coreMask, len(running))}
+		released: make([]bool, len(running)), coreMasks: make([][]coreMask, len(running)),
+		reachStep: max(minReachStep, len(running)/256)}
 	return p.rel
 }
 
@@ -139,6 +150,40 @@ func newNodeBound(c *releaseChain, r *job.Request, cand bitset.Set) *nodeBound {
 	return &nodeBound{cand: cand, seen: seen, count: seen.Count(), minN: minN}
 }
 
+// releaseTo counts the candidates of running[:n], released at once.
+func (b *nodeBound) releaseTo(c *releaseChain, n int) {
+	k := n / c.reachStep
+	if k > 0 {
+		reached := c.reachedBy(k)
+		for w := range b.seen {
+			b.seen[w] |= reached[w] & b.cand[w]
+		}
+		b.count = b.seen.Count()
+	}
+	for _, j := range c.running[k*c.reachStep : n] {
+		b.release(j)
+	}
+}
+
+// reachedBy is reached[k], made (with those before it) if need be.
+func (c *releaseChain) reachedBy(k int) bitset.Set {
+	for len(c.reached) <= k {
+		m := len(c.reached)
+		if m == 0 {
+			c.reached = append(c.reached, bitset.New(len(c.freeAny)*64))
+			continue
+		}
+		b := c.reached[m-1].Clone()
+		for _, j := range c.running[(m-1)*c.reachStep : m*c.reachStep] {
+			for _, id := range j.nodes {
+				b.Add(id)
+			}
+		}
+		c.reached = append(c.reached, b)
+	}
+	return c.reached[k]
+}
+
 // release counts the candidates of a released job.
 func (b *nodeBound) release(j *record) {
 	for _, id := range j.nodes {
@@ -184,7 +229,7 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 			return p.build(p.st, r, pk, free, now)
 		}
 	}
-	return c.walk(now, r.PlanEnd, cand, p.willRunTimer(), bound.release, func(n, last int) (*job.Allocation, bool, error) {
+	return c.walk(now, r.PlanEnd, cand, p.willRunTimer(), bound, func(n, last int) (*job.Allocation, bool, error) {
 		if !bound.mayFit() {
 			return nil, false, nil
 		}
@@ -213,22 +258,27 @@ func (c *releaseChain) overdue(now int64) bool {
 
 // walk is _will_run_test's release loop over the chain: the jobs ending by
 // now, tested once released, then futureBatches over the others (up to
-// end, 0 for no bound), for a job whose candidates are cand. release sees each job as it is released; test
-// is asked with running[:n] released, last the index of the latest job
-// released, until it succeeds, fails with an error, or spent says the 2 s
-// cap is used up.
-func (c *releaseChain) walk(now, end int64, cand bitset.Set, spent func() bool, release func(*record), test func(n, last int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
+// end, 0 for no bound), for a job whose candidates are cand. bound, unless
+// nil, counts the jobs as they are released; test is asked with
+// running[:n] released, last the index of the latest job released, until
+// it succeeds, fails with an error, or spent says the 2 s cap is used up.
+func (c *releaseChain) walk(now, end int64, cand bitset.Set, spent func() bool, bound *nodeBound, test func(n, last int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
 	running := c.running
-	i := 0
-	for ; i < len(running) && running[i].end <= now; i++ {
-		release(running[i])
-	}
+	// running is in end order.
+	i := sort.Search(len(running), func(k int) bool { return running[k].end > now })
 	if i > 0 {
+		if bound != nil {
+			bound.releaseTo(c, i)
+		}
 		if a, ok, err := test(i, i-1); ok || err != nil {
 			return a, err
 		}
 	}
-	return futureBatches(running, i, end, func(j *record) bool { return onAny(j, cand) }, spent, func(k int) { release(running[k]) }, test)
+	return futureBatches(running, i, end, func(j *record) bool { return onAny(j, cand) }, spent, func(k int) {
+		if bound != nil {
+			bound.release(running[k])
+		}
+	}, test)
 }
 
 // onAny reports whether job j holds a node of cand.
@@ -460,7 +510,7 @@ func (p *Plugin) willRunShared(c *releaseChain, r *job.Request, cand bitset.Set,
 			return p.build(p.st, r, pk, free, now)
 		}
 	}
-	return c.walk(now, r.PlanEnd, cand, p.willRunTimer(), func(*record) {}, func(n, last int) (*job.Allocation, bool, error) {
+	return c.walk(now, r.PlanEnd, cand, p.willRunTimer(), nil, func(n, last int) (*job.Allocation, bool, error) {
 		st := p.stateAt(c, n)
 		pk, free, ok := p.fit(st, r, cand)
 		if !ok {
