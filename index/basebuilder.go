@@ -66,11 +66,16 @@ type hostRef struct {
 	id uint32
 }
 
-func newBaseBuilder(bound uint32) *baseBuilder {
+// newBaseBuilder starts a build of ids below bound; nodes, if not nil, is
+// the id-indexed node list the build fills (bound long), else it makes one.
+func newBaseBuilder(bound uint32, nodes []*Node) *baseBuilder {
 	words := (int(bound) + 63) / 64
+	if nodes == nil {
+		nodes = make([]*Node, bound)
+	}
 	return &baseBuilder{
 		b: &base{
-			bound: bound, words: words, nodes: make([]*Node, bound), has: make([]uint64, words),
+			bound: bound, words: words, nodes: nodes, has: make([]uint64, words),
 			liveW: make([]uint64, words), other: map[string]uint32{}, live: roaring.New(),
 		},
 		ranks:    make([]uint32, bound),
@@ -85,7 +90,8 @@ func (bb *baseBuilder) col(key []byte) *colBuilder {
 	c, ok := bb.cols[string(key)]
 	if !ok {
 		c = newColBuilder(bb.b.bound)
-		bb.cols[string(key)] = c
+		c.key = string(key)
+		bb.cols[c.key] = c
 	}
 	return c
 }
@@ -96,11 +102,13 @@ func (bb *baseBuilder) colAt(i int, key []byte) *colBuilder {
 	if i < len(bb.keyCache) && bb.keyCache[i].key == string(key) {
 		return bb.keyCache[i].v
 	}
+	// The builder's own copy of the key: documents whose keys take turns
+	// at a position would otherwise copy the key at every turn.
 	c := bb.col(key)
 	if i < len(bb.keyCache) {
-		bb.keyCache[i] = keyed[*colBuilder]{string(key), c}
+		bb.keyCache[i] = keyed[*colBuilder]{c.key, c}
 	} else if i == len(bb.keyCache) {
-		bb.keyCache = append(bb.keyCache, keyed[*colBuilder]{string(key), c})
+		bb.keyCache = append(bb.keyCache, keyed[*colBuilder]{c.key, c})
 	}
 	return c
 }

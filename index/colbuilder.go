@@ -29,6 +29,9 @@ type ref struct{ id, v uint32 }
 // colBuilder gathers one key's values node by node (ids ascending), interning
 // each distinct value once so that finishing sorts distinct values only.
 type colBuilder struct {
+	// key is the extra key of the column (empty in a fold's builders,
+	// which are not looked up by key).
+	key string
 	// Numbers are interned like strings (numRef into numKeys) while the
 	// column has at most maxInterned distinct ones: refs are half the size
 	// of numEnts and finishing sorts distinct values only. Past that, and in

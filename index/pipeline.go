@@ -7,8 +7,7 @@ import (
 
 // buildBase indexes nodes (nil entries are holes) with one reused parser.
 func buildBase(nodes []*Node) (*base, error) {
-	bb := newBaseBuilder(uint32(len(nodes)))
-	bb.b.nodes = nodes
+	bb := newBaseBuilder(uint32(len(nodes)), nodes)
 	if len(nodes) < pipelineMin {
 		var r extraReader
 		for id, n := range nodes {

@@ -225,7 +225,7 @@ func fold(s *Snapshot) *base {
 	}
 	var nb *base
 	if structural {
-		bb := newBaseBuilder(s.bound)
+		bb := newBaseBuilder(s.bound, nil)
 		for id := uint32(0); id < s.bound; id++ {
 			if n, ok := s.Node(id); ok {
 				bb.addNode(id, n, s.HasExtra(id))

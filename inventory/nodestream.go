@@ -15,8 +15,9 @@ import (
 
 // The streaming reader is the fast path of a sift node file: it reads the
 // file in blocks of whole lines, without holding the file, parses the
-// blocks on two goroutines, a node a line in one pass over its text, and
-// joins their nodes in file order. It takes only the common form: every
+// blocks on two goroutines, a node a line in one pass over its text,
+// straight into the file's node slice (sized from the first block and the
+// file's size), and joins them in file order. It takes only the common form: every
 // node object on a line of its own (JSON Lines, or the document
 // {"nodes":[ ... ]} as sift inventory convert writes it), ASCII text,
 // strings without escapes, extra data nested at most streamMaxDepth deep,
@@ -48,8 +49,17 @@ type block struct {
 	buf  []byte // storage of text, kept for the next block
 	text []byte
 	size int // len(text), kept after text is dropped
+	// first is the index of the block's first line among the file's node
+	// lines, lines how many it has (a node a line at most).
+	first, lines int
+	// dst, when not nil, is the room for the block's nodes in the file's
+	// node slice (lines of it from first): the block's nodes are parsed
+	// straight into place. Otherwise they go to own, kept for the next
+	// block, and the joiner appends them.
+	dst, own []index.Node
 	// nodes are the block's nodes; explicit lists the ones that gave
-	// their rank (the others get their position in the file).
+	// their rank (the others get their line's position in the file, which
+	// the joiner corrects if lines before them held no node).
 	nodes    []index.Node
 	explicit []int
 	// The document form's punctuation: whether the last node had a comma
@@ -58,6 +68,12 @@ type block struct {
 	tail      []byte
 	err       error
 }
+
+// streamPool is how many blocks pass through the reader, the workers and
+// the joiner: the whole file goes through these few buffers, so reading it
+// makes no garbage (garbage the collector has not yet returned is peak
+// memory).
+const streamPool = 2*streamWorkers + 2
 
 // streamNodeFile reads a sift node file of about size bytes from rd, or
 // returns errDecline (or a read error).
@@ -80,32 +96,43 @@ func streamNodeFile(rd io.Reader, size int64, lim Limits) ([]index.Node, error) 
 	if doc {
 		first = first[min(end+1, len(first)):]
 	}
+	all := nodeRoom(first, size, err != nil, lim)
 
-	todo := make(chan *block, 2*streamWorkers)
-	done := make(chan *block, 2*streamWorkers)
-	// Joined blocks come back through free, so that the whole file passes
-	// through a few buffers instead of making a block's worth of garbage
-	// each: garbage the collector has not yet returned is peak memory.
-	free := make(chan *block, 4*streamWorkers)
+	todo := make(chan *block, streamPool)
+	done := make(chan *block, streamPool)
+	free := make(chan *block, streamPool)
+	for range streamPool - 1 {
+		free <- &block{}
+	}
 	stop := make(chan struct{})
 	var readErr error
 	go func(err error) {
 		// The reader hands out blocks until the file, or the joiner, ends.
 		defer close(todo)
 		b := &block{buf: first, text: first}
+		line := 0
 		for seq := 0; ; {
 			if len(b.text) > 0 {
 				b.seq, b.size = seq, len(b.text)
+				b.first, b.lines = line, lineCount(b.text)
+				line += b.lines
+				b.dst = nil
+				if b.first+b.lines <= len(all) {
+					b.dst = all[b.first : b.first : b.first+b.lines]
+				}
 				select {
 				case todo <- b:
 				case <-stop:
 					return
 				}
 				seq++
+				if err != nil {
+					break
+				}
 				select {
 				case b = <-free:
-				default:
-					b = &block{}
+				case <-stop:
+					return
 				}
 			}
 			if err != nil {
@@ -134,7 +161,7 @@ func streamNodeFile(rd io.Reader, size int64, lim Limits) ([]index.Node, error) 
 		wg.Wait()
 		close(done)
 	}()
-	nodes, ranked, err := joinBlocks(done, free, size, lim, doc)
+	nodes, ranked, err := joinBlocks(done, free, all, lim, doc)
 	if err != nil {
 		close(stop)
 		for range done {
@@ -150,13 +177,45 @@ func streamNodeFile(rd io.Reader, size int64, lim Limits) ([]index.Node, error) 
 	return nodes, nil
 }
 
-// joinBlocks takes the parsed blocks in file order and checks the
+// nodeRoom allocates the file's node slice from its first block (its node
+// lines, after the document's opening line), for the blocks to be parsed
+// straight into: as many nodes as the block's lines if the block is the
+// whole file, else room for a file of size bytes of lines like the
+// block's, and a little more. A file whose lines grow shorter outruns it;
+// its later blocks are then appended instead. It is nil when the size is
+// not known.
+func nodeRoom(first []byte, size int64, whole bool, lim Limits) []index.Node {
+	lines := lineCount(first)
+	if size <= 0 || lines == 0 {
+		return nil
+	}
+	est := lines
+	if !whole {
+		est = int(min(size*int64(lines)/int64(len(first)), int64(lim.MaxNodes)))
+		est += est/64 + 16
+	}
+	return make([]index.Node, min(est, lim.MaxNodes))
+}
+
+// lineCount is the number of lines of text, the last one with or without
+// its newline.
+func lineCount(text []byte) int {
+	n := bytes.Count(text, []byte{'\n'})
+	if len(text) > 0 && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
+}
+
+// joinBlocks takes the parsed blocks in file order into one slice (all,
+// where the blocks that were parsed in place are) and checks the
 // document's punctuation across them; ranked reports explicit ranks.
-func joinBlocks(done <-chan *block, free chan<- *block, size int64, lim Limits, doc bool) (nodes []index.Node, ranked bool, err error) {
+func joinBlocks(done <-chan *block, free chan<- *block, all []index.Node, lim Limits, doc bool) (nodes []index.Node, ranked bool, err error) {
 	pending := map[int]*block{}
 	next := 0
 	var tail []byte
 	lastComma := true
+	nodes = all[:0]
 	for b := range done {
 		pending[b.seq] = b
 		for pending[next] != nil {
@@ -171,33 +230,36 @@ func joinBlocks(done <-chan *block, free chan<- *block, size int64, lim Limits, 
 					return nil, false, errDecline
 				}
 				lastComma = b.lastComma
-				if nodes == nil && size > 0 {
-					// Room for the whole file's nodes if they are like the
-					// first block's, so that the slice is allocated once.
-					est := size / int64(max(1, b.size/len(b.nodes)))
-					nodes = make([]index.Node, 0, min(est+est/64, int64(lim.MaxNodes)))
-				}
 				base := len(nodes)
-				nodes = append(nodes, b.nodes...)
-				added := nodes[base:]
-				k := 0
-				for j := range added {
-					if k < len(b.explicit) && b.explicit[k] == j {
-						k++
-						continue
+				if b.dst != nil {
+					// In place, but lines before it that held no node
+					// leave a gap to close.
+					nodes = nodes[:base+len(b.nodes)]
+					if base != b.first {
+						copy(nodes[base:], b.nodes)
 					}
-					added[j].Rank = uint32(base + j)
+				} else {
+					nodes = append(nodes, b.nodes...)
+					b.own = b.nodes[:0]
+				}
+				if base != b.first {
+					added := nodes[base:]
+					k := 0
+					for j := range added {
+						if k < len(b.explicit) && b.explicit[k] == j {
+							k++
+							continue
+						}
+						added[j].Rank = uint32(base + j)
+					}
 				}
 				ranked = ranked || len(b.explicit) > 0
 			}
 			if tail = append(tail, b.tail...); len(tail) > 2 {
 				return nil, false, errDecline
 			}
-			b.nodes, b.explicit, b.tail = b.nodes[:0], b.explicit[:0], b.tail[:0]
-			select {
-			case free <- b:
-			default:
-			}
+			b.nodes, b.dst, b.explicit, b.tail = nil, nil, b.explicit[:0], b.tail[:0]
+			free <- b
 		}
 	}
 	if len(nodes) == 0 || (doc && (lastComma || string(tail) != "]}")) {
@@ -273,6 +335,10 @@ type lineParser struct {
 	// that a million nodes make a few hundred allocations, not a million.
 	slab   []byte
 	parser fastjson.Parser
+	// recent are the last feature and partition lists; spans is reused
+	// by list.
+	recent [2]recentList
+	spans  [][2]int
 	// names holds the names of the block's nodes, which then share one
 	// string; nameEnd is where each ends in it.
 	names   []byte
@@ -284,7 +350,9 @@ type lineParser struct {
 func (p *lineParser) parse(b *block) {
 	p.b = b
 	b.lastComma, b.err = true, nil
-	b.nodes = slices.Grow(b.nodes[:0], bytes.Count(b.text, []byte{'\n'})+1)
+	if b.nodes = b.dst; b.nodes == nil {
+		b.nodes = slices.Grow(b.own[:0], b.lines)
+	}
 	text := b.text
 	for len(text) > 0 {
 		line := text
@@ -415,6 +483,8 @@ func (r *lineParser) node(line []byte) (int, error) {
 	}
 	if seen[fRank] {
 		r.b.explicit = append(r.b.explicit, len(r.b.nodes))
+	} else {
+		n.Rank = uint32(r.b.first + len(r.b.nodes))
 	}
 	r.b.nodes = append(r.b.nodes, n)
 	return i, nil
@@ -434,7 +504,11 @@ func (r *lineParser) field(n *index.Node, f field, line []byte, i int) (int, err
 	case fExtra:
 		return r.extra(n, line, i)
 	case fFeatures, fPartitions:
-		end, list, ok := r.list(line, i)
+		k := 0
+		if f == fPartitions {
+			k = 1
+		}
+		end, list, ok := r.list(&r.recent[k], line, i)
 		if !ok {
 			return 0, errDecline
 		}
@@ -590,14 +664,26 @@ func trimSpace(b []byte) []byte {
 	return b
 }
 
+// recentList is the last list a field held: most nodes repeat the list of
+// the node before, which is then found without hashing the text.
+type recentList struct {
+	raw  []byte
+	list []string
+}
+
 // list reads an array of non-empty plain strings; lists with the same text
-// share one slice, as the general reader's do.
-func (r *lineParser) list(line []byte, i int) (int, []string, bool) {
+// share one slice, as the general reader's do. recent is the field's last
+// list.
+func (r *lineParser) list(recent *recentList, line []byte, i int) (int, []string, bool) {
 	if i >= len(line) || line[i] != '[' {
 		return 0, nil, false
 	}
+	if n := len(recent.raw); recent.list != nil && len(line)-i >= n && bytes.Equal(line[i:i+n], recent.raw) {
+		return i + n, recent.list, true
+	}
 	start := i
-	var spans [][2]int
+	spans := r.spans[:0]
+	defer func() { r.spans = spans[:0] }()
 	if i = ws(line, i+1); i < len(line) && line[i] != ']' {
 		for {
 			end, ok := plainString(line, i)
@@ -616,19 +702,21 @@ func (r *lineParser) list(line []byte, i int) (int, []string, bool) {
 	}
 	end := i + 1
 	raw := line[start:end]
-	if list, ok := r.lists[string(raw)]; ok {
-		return end, list, true
-	}
-	list := make([]string, len(spans))
-	for k, s := range spans {
-		list[k] = string(line[s[0]:s[1]])
-	}
-	if len(r.lists) < maxSharedLists {
+	list, ok := r.lists[string(raw)]
+	if !ok {
+		list = make([]string, len(spans))
+		for k, s := range spans {
+			list[k] = string(line[s[0]:s[1]])
+		}
+		if len(r.lists) >= maxSharedLists {
+			return end, list, true
+		}
 		if r.lists == nil {
 			r.lists = map[string][]string{}
 		}
 		r.lists[string(raw)] = list
 	}
+	recent.raw, recent.list = append(recent.raw[:0], raw...), list
 	return end, list, true
 }
 

@@ -3,6 +3,7 @@ package inventory
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -20,12 +21,22 @@ func streamAgrees(t *testing.T, data []byte, lim Limits) bool {
 	var got []index.Node
 	accepted := 0
 	// Blocks of a few bytes (every line a block of its own, lines longer
-	// than a block) and the usual size; with and without the size hint.
-	for k, size := range []int{8, 64, 1 << 20} {
+	// than a block) and the usual size; with the size hint (nodes parsed
+	// in place, as far as the first block's lines project) and without.
+	runs := []struct {
+		size int
+		hint bool
+	}{{8, false}, {8, true}, {64, true}, {1 << 20, false}, {1 << 20, true}}
+	for _, run := range runs {
 		saved := streamBlock
-		streamBlock = size
-		nodes, err := streamNodeFile(bytes.NewReader(data), int64(len(data)*(k%2)), lim)
+		streamBlock = run.size
+		hint := int64(0)
+		if run.hint {
+			hint = int64(len(data))
+		}
+		nodes, err := streamNodeFile(bytes.NewReader(data), hint, lim)
 		streamBlock = saved
+		size := run.size
 		if err != nil && !errors.Is(err, errDecline) {
 			t.Fatalf("streaming reader, %d-byte blocks: %v", size, err)
 		}
@@ -40,7 +51,7 @@ func streamAgrees(t *testing.T, data []byte, lim Limits) bool {
 	if accepted == 0 {
 		return false
 	}
-	if accepted != 3 {
+	if accepted != len(runs) {
 		t.Fatalf("the streaming reader accepts the file with some block sizes only")
 	}
 	want, warnings, err := parseNodeFile("f", data, lim)
@@ -67,6 +78,8 @@ var streamCases = []struct {
 	{"JSON lines", `{"name":"n1","extra":{"a":1}}` + "\n\n" + `{"name":"n2","extra":{"a":2}}` + "\n", true},
 	{"JSON lines without a final newline", `{"name":"n1"}` + "\n" + `{"name":"n2"}`, true},
 	{"one node", `{"name":"n1","features":[]}`, true},
+	{"lines growing shorter", `{"name":"long","extra":{"text":"` + strings.Repeat("x", 200) + `"}}` + "\n" + shortLines(40), true},
+	{"blank lines between", "\n\n" + `{"name":"n1","rank":5}` + "\n\n\n" + `{"name":"n2"}` + "\n \n" + `{"name":"n3","rank":0}` + "\n" + `{"name":"n4"}` + "\n\n", true},
 	{"same gres text shared", `{"name":"g1","gres":["gpu:2"]}` + "\n" + `{"name":"g2","gres":["gpu:2"]}`, true},
 	{"trailing comma", "{\"nodes\":[\n{\"name\":\"n1\"},\n]}\n", false},
 	{"missing comma", "{\"nodes\":[\n{\"name\":\"n1\"}\n{\"name\":\"n2\"}\n]}\n", false},
@@ -97,6 +110,15 @@ var streamCases = []struct {
 	{"Flux R", `{"version":1,"execution":{"R_lite":[]}}`, false},
 	{"slurm.conf", "NodeName=n1 CPUs=4\n", false},
 	{"blank", "\n \n", false},
+}
+
+// shortLines is n nodes a short line each.
+func shortLines(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "{\"name\":\"m%d\"}\n", i)
+	}
+	return b.String()
 }
 
 func TestStreamingReaderAgreesWithTheGeneralOne(t *testing.T) {

@@ -3,6 +3,8 @@ package main
 import (
 	"os"
 	"runtime/debug"
+
+	"github.com/nodesift/sift/inventory"
 )
 
 func main() {
@@ -35,4 +37,38 @@ func limitMemory(n int) {
 		return
 	}
 	debug.SetMemoryLimit(memoryBase + int64(n)*memoryPerNode)
+}
+
+// A node file of at least largeFile bytes is read with the collector off
+// (pauseGC), within a memory limit of memoryBase plus fileFactor bytes a
+// byte of it.
+const (
+	largeFile  = 32 << 20
+	fileFactor = 4
+)
+
+// pauseGC turns the collector off while the inventory of spec is read, if it
+// is a large file and neither GOGC nor GOMEMLIMIT is set, and returns what
+// turns it back on. The streaming reader of a sift node file makes next to
+// no garbage (303 MiB allocated for 288 MiB live at a million nodes), so a
+// collection during the read frees nothing; worse, the first one starts as
+// the node slice is allocated and scans it while it is untouched, so each of
+// its pages faults twice, read and then written (166 thousand page faults
+// in a run instead of 122 thousand). The limit stays the backstop for the
+// readers that hold a whole file and its parse tree, whose garbage it
+// bounds: a collection then runs at the limit, as a soft limit does.
+func pauseGC(spec inventory.Spec) (restore func()) {
+	if spec.Synthetic || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return func() {}
+	}
+	st, err := os.Stat(spec.Path)
+	if err != nil || !st.Mode().IsRegular() || st.Size() < largeFile {
+		return func() {}
+	}
+	limit := debug.SetMemoryLimit(memoryBase + fileFactor*st.Size())
+	percent := debug.SetGCPercent(-1)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
 }

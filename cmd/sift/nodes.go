@@ -51,7 +51,9 @@ func (f *nodesFlags) parse() (inventory.Spec, error) {
 
 // load reads the inventory, printing its warnings to stderr.
 func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, error) {
+	restore := pauseGC(spec)
 	c, warnings, err := spec.LoadCluster()
+	restore()
 	if c != nil {
 		limitMemory(len(c.Nodes))
 	}
