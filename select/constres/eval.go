@@ -187,7 +187,7 @@ func (s *selection) eligibility(p *Plugin, st *state, r *job.Request, cand bitse
 	s.p, s.r = p, r
 	cpt := r.CPUsPerTaskOr1()
 	s.minN, s.maxN, s.reqN = r.NodeCounts(cand.Count())
-	s.eligible = bitset.New(p.cl.N)
+	s.eligible = p.scratchSet(&p.eligible)
 	n := 0
 	whole := p.nodeReqOf(r) == crReserved
 	cand.Each(func(id uint32) bool {
@@ -263,7 +263,7 @@ func (s *selection) start() {
 	if r.GPUsPerJob > 0 {
 		s.left.nodes = min(s.minN, s.reqN)
 	}
-	s.chosen = bitset.New(s.p.cl.N)
+	s.chosen = s.p.scratchSet(&s.p.chosen)
 	clear(s.p.use)
 }
 

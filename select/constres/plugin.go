@@ -98,12 +98,27 @@ type Plugin struct {
 	gpuUse   []int // GPUs taken per node by the selection
 	// dense and denseOut are WillRunDense's candidates and answer.
 	dense, denseOut bitset.Set
+	// Node sets of one call, reused (scratchSet): will-run's usable
+	// candidates, the candidates that may have a free core (nodeBound),
+	// and a selection's eligible and chosen nodes.
+	willCand, seen, eligible, chosen bitset.Set
 	// classOf is each node's class, classSets the members of each (nil
 	// with too many classes), ever the remembered test-0 answers
 	// (everFits).
 	classOf   []int32
 	classSets []bitset.Set
 	ever      map[everKey]bool
+}
+
+// scratchSet is *b cleared, made first if need be: one of the plugin's
+// node sets that live for one call.
+func (p *Plugin) scratchSet(b *bitset.Set) bitset.Set {
+	if len(*b) != (p.cl.N+63)/64 {
+		*b = bitset.New(p.cl.N)
+	} else {
+		b.Clear()
+	}
+	return *b
 }
 
 // noMemo disables the will-run and ever-fits memos, for differential
@@ -471,7 +486,7 @@ func (p *Plugin) nodesOf(a *job.Allocation) bitset.Set {
 // screen is Select's checks of every mode: all loses the excluded nodes;
 // required nodes outside it fail.
 func (p *Plugin) screen(r *job.Request, all bitset.Set) error {
-	if r.ExcludedSet != nil {
+	if r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty() {
 		all.AndNot(bitset.FromRoaring(r.ExcludedSet, p.cl.N))
 	}
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bitset.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
@@ -483,7 +498,8 @@ func (p *Plugin) screen(r *job.Request, all bitset.Set) error {
 // willRunAll is Select's WillRun or Plan mode on the screened candidates
 // all (changed).
 func (p *Plugin) willRunAll(r *job.Request, all bitset.Set, mode job.Mode, now int64) (*job.Allocation, error) {
-	usable := all.Clone()
+	usable := p.scratchSet(&p.willCand)
+	usable.Copy(all)
 	usable.And(p.usable)
 	if mode == job.WillRun {
 		if r.MaxNodes == 0 && r.NTasks > 0 {

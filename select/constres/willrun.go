@@ -143,9 +143,10 @@ type nodeBound struct {
 	minN  int
 }
 
-func newNodeBound(c *releaseChain, r *job.Request, cand bitset.Set) *nodeBound {
+func newNodeBound(p *Plugin, c *releaseChain, r *job.Request, cand bitset.Set) *nodeBound {
 	minN, _, _ := r.NodeCounts(0)
-	seen := c.freeAny.Clone()
+	seen := p.scratchSet(&p.seen)
+	seen.Copy(c.freeAny)
 	seen.And(cand)
 	return &nodeBound{cand: cand, seen: seen, count: seen.Count(), minN: minN}
 }
@@ -213,7 +214,7 @@ func (p *Plugin) willRun(r *job.Request, cand bitset.Set, now int64) (*job.Alloc
 	if p.nodeReqOf(r) == crAvailable {
 		return p.willRunShared(c, r, cand, now)
 	}
-	bound := newNodeBound(c, r, cand)
+	bound := newNodeBound(p, c, r, cand)
 	// Without a maximum node count the job's maximum is the number of
 	// candidates, so all of them are fitted; with one, only those that can
 	// have a free core, which are all the fit could choose.
