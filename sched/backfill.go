@@ -178,7 +178,8 @@ recordLoop:
 				orig = resvBuf.Fill(allowed)
 				orig.And(baseBits)
 			}
-			laterStart = ns.usable(availBits, orig, startRes, endTime)
+			var availN int
+			laterStart, availN = ns.usable(availBits, orig, startRes, endTime)
 			if overlap {
 				// Try again once the first reservation ends
 				// (find_resv_end).
@@ -189,7 +190,7 @@ recordLoop:
 			if q.traced != nil {
 				q.explain(e, "backfill", r.part, max(startRes, now), endTime, slotMask(availBits.Roaring(), max(startRes, now), endTime))
 			}
-			if (required != nil && !required.SubsetOf(availBits)) || availBits.Count() < minN {
+			if (required != nil && !required.SubsetOf(availBits)) || availN < minN {
 				if laterStart != 0 && !noReserve {
 					continue
 				}

@@ -36,8 +36,8 @@ type nodeSpace struct {
 	walk slotWalk
 }
 
-// from is the position in order of the first slot ending after t.
-func (ns *nodeSpace) from(t int64) int {
+// ordered remakes order if the slots changed since.
+func (ns *nodeSpace) ordered() {
 	if ns.dirty || ns.order == nil {
 		ns.order = ns.order[:0]
 		for j := 0; ; {
@@ -48,6 +48,33 @@ func (ns *nodeSpace) from(t int64) int {
 		}
 		ns.dirty = false
 	}
+}
+
+// seek is the first position p of order at which past(p) holds (n, the
+// number of positions, if none), past being false up to some position
+// and true from there on. It looks from hint on, in steps that double,
+// as a job's rounds ask about positions a little after the last ones.
+func seek(n, hint int, past func(p int) bool) int {
+	lo := min(max(hint, 0), n)
+	if lo > 0 && past(lo-1) {
+		return sort.Search(lo, past)
+	}
+	// No position before lo is past.
+	for step := 1; ; step *= 2 {
+		hi := min(lo+step, n)
+		if hi == lo {
+			return n
+		}
+		if past(hi - 1) {
+			return lo + sort.Search(hi-1-lo, func(i int) bool { return past(lo + i) })
+		}
+		lo = hi
+	}
+}
+
+// from is the position in order of the first slot ending after t.
+func (ns *nodeSpace) from(t int64) int {
+	ns.ordered()
 	lo, hi := 0, len(ns.order)
 	for lo < hi {
 		m := (lo + hi) / 2
@@ -211,7 +238,7 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 // usable sets avail to orig narrowed to the nodes free in every slot
 // overlapping [start, end] and returns later_start: the end of the first
 // overlapping slot after which more nodes are free, 0 if none (the slot
-// walk of _attempt_backfill).
+// walk of _attempt_backfill), and the number of nodes in avail.
 //
 // The walk's answer reads two things of the slots: the AND of those the
 // window overlaps, and the first slot from the window's start after which
@@ -223,35 +250,37 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 // ns.walk keeps both between calls: the AND over a window that slides
 // right as a queue of two stacks, each slot ANDed in twice, and the
 // freeing test per slot.
-func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) int64 {
+func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, int) {
 	copy(avail, orig)
-	k0 := ns.from(start)
-	n := len(ns.order)
-	if k0 == n {
-		return 0
-	}
 	// Outside the words where orig has members avail is empty and stays
 	// so, and orig adds nothing to later_start: a partition's nodes are
 	// often one range of ids.
 	lo, hi := orig.Span()
-	// The slots from k0 overlap the window up to the first that begins
-	// after end.
-	kEnd := k0 + sort.Search(n-k0, func(i int) bool { return ns.s[ns.order[k0+i]].begin > end })
+	ns.ordered()
 	w := ns.walkFor(orig[lo:hi], lo)
+	n := len(ns.order)
+	k0 := seek(n, w.front, func(p int) bool { return ns.s[ns.order[p]].end > start })
+	if k0 == n {
+		return 0, bitops.Count(avail[lo:hi])
+	}
+	// The slots from k0 overlap the window up to the first that begins
+	// after end (k0 when end is before start).
+	kEnd := max(k0, seek(n, w.back, func(p int) bool { return ns.s[ns.order[p]].begin > end }))
 	w.and(ns, avail[lo:hi], k0, kEnd)
+	count := bitops.Count(avail[lo:hi])
 	// The walk tests every slot it visits that has a next one: the
 	// overlapping ones and the first after them.
 	for k := k0; k <= kEnd && k+1 < n; k++ {
 		if w.frees(ns, k) {
-			return ns.s[ns.order[k]].end
+			return ns.s[ns.order[k]].end, count
 		}
 	}
 	if kEnd+2 < n {
 		// No slot frees a node by the one after the window: the walk
 		// retries from the end of the slot after that.
-		return ns.s[ns.order[kEnd+1]].end
+		return ns.s[ns.order[kEnd+1]].end, count
 	}
-	return 0
+	return 0, count
 }
 
 // slotWalk is what usable keeps between the calls of one job's rounds,

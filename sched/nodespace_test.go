@@ -73,7 +73,7 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 		for k := r.IntN(40); k > 0; k-- {
 			if r.IntN(4) == 0 {
 				probe := bitset.New(n)
-				if ns.usable(probe, probe, now+int64(r.IntN(15000)), now+int64(r.IntN(20000))) < 0 {
+				if later, _ := ns.usable(probe, probe, now+int64(r.IntN(15000)), now+int64(r.IntN(20000))); later < 0 {
 					t.Fatal("negative later_start")
 				}
 			}
@@ -94,12 +94,12 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 				}
 			}
 			start := now + int64(r.IntN(16000))
-			end := start + int64(r.IntN(6000))
+			end := start + int64(r.IntN(6000)) - 100
 			fast, plain := slices.Clone(orig), slices.Clone(orig)
-			lf := ns.usable(fast, orig, start, end)
+			lf, nf := ns.usable(fast, orig, start, end)
 			lp := ns.plainUsable(plain, orig, start, end)
-			if lf != lp || !fast.Equal(plain) {
-				t.Fatalf("round %d [%d, %d]: usable gives %d %v, the plain walk %d %v", round, start, end, lf, fast, lp, plain)
+			if lf != lp || !fast.Equal(plain) || nf != plain.Count() {
+				t.Fatalf("round %d [%d, %d]: usable gives %d %v (%d nodes), the plain walk %d %v", round, start, end, lf, fast, nf, lp, plain)
 			}
 			if a, b := ns.overlaps(orig, start, end), ns.plainOverlaps(orig, start, end); a != b {
 				t.Fatalf("round %d [%d, %d]: overlaps says %v, the plain walk %v", round, start, end, a, b)
@@ -155,10 +155,10 @@ func TestUsableRoundsAgreeWithPlainWalk(t *testing.T) {
 				ns.add(st, end, randomSet(n, 2+r.IntN(8)))
 			}
 			fast, plain := bitset.New(n), slices.Clone(orig)
-			lf := ns.usable(fast, orig, start, start+limit)
+			lf, nf := ns.usable(fast, orig, start, start+limit)
 			lp := ns.plainUsable(plain, orig, start, start+limit)
-			if lf != lp || !fast.Equal(plain) {
-				t.Fatalf("round %d ask %d [%d, %d]: usable gives %d %v, the plain walk %d %v", round, k, start, start+limit, lf, fast, lp, plain)
+			if lf != lp || !fast.Equal(plain) || nf != plain.Count() {
+				t.Fatalf("round %d ask %d [%d, %d]: usable gives %d %v (%d nodes), the plain walk %d %v", round, k, start, start+limit, lf, fast, nf, lp, plain)
 			}
 			if ns.walk.mid > ns.walk.front {
 				slid++
@@ -219,6 +219,20 @@ func TestResetMapIsANewMap(t *testing.T) {
 		probe := now + int64(r.IntN(15000))
 		if reused.from(probe) != fresh.from(probe) {
 			t.Fatalf("round %d: the reset map's slot order differs", round)
+		}
+	}
+}
+
+// TestSeekFindsTheFirstPastPosition: from any hint, seek finds what a scan
+// from position 0 finds.
+func TestSeekFindsTheFirstPastPosition(t *testing.T) {
+	for n := 0; n < 40; n++ {
+		for first := 0; first <= n; first++ {
+			for hint := -1; hint <= n+1; hint++ {
+				if got := seek(n, hint, func(p int) bool { return p >= first }); got != first {
+					t.Fatalf("n %d, first past %d, hint %d: seek gives %d", n, first, hint, got)
+				}
+			}
 		}
 	}
 }
