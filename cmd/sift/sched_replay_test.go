@@ -17,6 +17,7 @@ import (
 	"github.com/nodesift/sift/select/constres"
 	"github.com/nodesift/sift/select/job"
 	"github.com/nodesift/sift/select/linear"
+	"github.com/spf13/cobra"
 )
 
 // schedRecording is a lab recording of scheduling cases (siftlab, mode
@@ -24,6 +25,7 @@ import (
 // depends on it), read a few seconds after the gate was cancelled.
 type schedRecording struct {
 	SlurmConf string      `json:"slurm_conf"`
+	Sacctmgr  string      `json:"sacctmgr"`
 	Cases     []schedCase `json:"cases"`
 }
 
@@ -34,7 +36,16 @@ type schedCase struct {
 	Released int64  `json:"released"`
 	Read     int64  `json:"read"`
 	Gate     uint32 `json:"gate"`
-	Jobs     []struct {
+	// Running is how many of the first jobs were submitted before the
+	// gate, one by one (siftlab preemptgen), Started what Slurm did with
+	// each then.
+	Running int `json:"running"`
+	Started []struct {
+		State string `json:"state"`
+		Nodes string `json:"nodes"`
+		Start int64  `json:"start_epoch"`
+	} `json:"started"`
+	Jobs []struct {
 		Spec  string `json:"spec"`
 		Slurm struct {
 			State       string `json:"state"`
@@ -49,6 +60,7 @@ type schedCase struct {
 			Priority    uint32 `json:"priority"`
 			Submit      int64  `json:"submit_epoch"`
 			Eligible    int64  `json:"eligible_epoch"`
+			Restarts    int    `json:"restarts"`
 		} `json:"slurm"`
 	} `json:"jobs"`
 }
@@ -72,7 +84,17 @@ func TestSchedulingRecordingsReplay(t *testing.T) {
 	if len(paths) == 0 {
 		t.Skip("no scheduling recording present")
 	}
-	var cases, agree, known int
+	cases, agree, known := replaySchedFiles(t, paths, schedKnown, "schedKnown")
+	t.Logf("%d scheduling scenarios: %d agree, %d known differences", cases, agree, known)
+}
+
+// replaySchedFiles replays every scheduling case of the recordings at
+// paths (replaySchedCase) and fails the test for a case that differs
+// from Slurm and is not in knownList (keyed "FILE.json/CASE", named
+// list), or is there and agrees; it returns how many cases it replayed,
+// how many agree and how many are known differences.
+func replaySchedFiles(t *testing.T, paths []string, knownList map[string]string, list string) (cases, agree, known int) {
+	t.Helper()
 	for _, path := range paths {
 		var rec schedRecording
 		readLab(t, path, &rec)
@@ -81,14 +103,14 @@ func TestSchedulingRecordingsReplay(t *testing.T) {
 				continue
 			}
 			key := strings.TrimSuffix(filepath.Base(path), ".gz") + "/" + c.Name
-			diffs, err := replaySchedCase(rec.SlurmConf, c)
+			diffs, err := replaySchedCase(rec, c)
 			if err != nil {
 				t.Fatalf("%s: %v", key, err)
 			}
 			cases++
-			cause, isKnown := schedKnown[key]
+			cause, isKnown := knownList[key]
 			switch {
-			case !judgeKnown(t, key, diffs, cause, isKnown, "schedKnown"):
+			case !judgeKnown(t, key, diffs, cause, isKnown, list):
 			case isKnown:
 				known++
 			default:
@@ -96,7 +118,7 @@ func TestSchedulingRecordingsReplay(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d scheduling scenarios: %d agree, %d known differences", cases, agree, known)
+	return cases, agree, known
 }
 
 // schedKnown are the recorded scheduling cases where sift still differs
@@ -130,8 +152,9 @@ const (
 // are made of. (A job's cores chosen again on its node list alone may
 // differ: ntasks=5 on n[5,7] took 1+4 cores when selected from the free
 // nodes and 3+2 on the list, and the plans then differed.)
-func replaySchedCase(conf string, c schedCase) ([]string, error) {
-	r, err := newSchedReplay(conf, c, nil, nil)
+func replaySchedCase(rec schedRecording, c schedCase) ([]string, error) {
+	conf := rec.SlurmConf
+	r, err := newSchedReplay(rec, c, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -160,9 +183,11 @@ func replaySchedCase(conf string, c schedCase) ([]string, error) {
 		case j.State.String() != s.State:
 			diffs = append(diffs, fmt.Sprintf("%s: sift %s %s, Slurm %s %s", name, j.State, schedWhere(cl, j), s.State, s.Reason+s.Nodes))
 			same = false
-		case s.State == "RUNNING":
+		case j.Restarts != s.Restarts:
+			diffs = append(diffs, fmt.Sprintf("%s: %s, restarted %d times in sift, %d in Slurm", name, s.State, j.Restarts, s.Restarts))
+		case s.State == "RUNNING" || s.State == "SUSPENDED" || s.State == "PREEMPTED":
 			if got := schedNodeNames(cl, j.Nodes); got != s.Nodes {
-				diffs = append(diffs, fmt.Sprintf("%s: runs on %s in sift, on %s in Slurm", name, got, s.Nodes))
+				diffs = append(diffs, fmt.Sprintf("%s: %s on %s in sift, on %s in Slurm", name, s.State, got, s.Nodes))
 				same = false
 			}
 			// The limit it runs with (recorded since the time-limit
@@ -176,7 +201,10 @@ func replaySchedCase(conf string, c schedCase) ([]string, error) {
 			}
 		}
 	}
-	if !same || !strings.Contains(conf, "SchedulerType=sched/backfill") {
+	// The plans are compared for queues without running jobs before the
+	// gate: with preemption, which jobs Slurm started when cannot be set
+	// up again from the recording.
+	if !same || c.Running > 0 || !strings.Contains(conf, "SchedulerType=sched/backfill") {
 		return diffs, nil
 	}
 	// The plans, over Slurm's running jobs.
@@ -191,7 +219,7 @@ func replaySchedCase(conf string, c schedCase) ([]string, error) {
 			}
 		}
 	}
-	p, err := newSchedReplay(conf, c, at, order)
+	p, err := newSchedReplay(rec, c, at, order)
 	if err != nil {
 		// Slurm's starts cannot be set up (a job does not fit where it
 		// ran, its cores taken in another order): the first replay's
@@ -236,22 +264,27 @@ type schedReplay struct {
 // running instead (with that record's partition, nodes, allocation, start
 // and end), in
 // the order of order, the order the first replay started them in, so that
-// each gets the cores it got there.
-func newSchedReplay(conf string, c schedCase, running map[uint32]*sched.Job, order []uint32) (*schedReplay, error) {
-	q, cl, res, defPart, err := schedReplayQueue(conf, c.Drained)
+// each gets the cores it got there. The case's first Running jobs are
+// submitted before the gate and tried at once, at the second Slurm
+// started them, as job_allocate does; where one does not start as in
+// Slurm, that is the replay's first difference.
+func newSchedReplay(rec schedRecording, c schedCase, running map[uint32]*sched.Job, order []uint32) (*schedReplay, error) {
+	q, cl, res, defPart, err := schedReplayQueue(rec.SlurmConf, rec.Sacctmgr, c.Drained)
 	if err != nil {
 		return nil, err
 	}
 	r := &schedReplay{q: q, cl: cl, res: res, byStep: make([]*sched.Job, len(c.Jobs)), c: c}
 	gate := &sched.Job{ID: c.Gate, User: "labuser", Name: "gate", Partitions: []string{defPart}, Request: &job.Request{MinNodes: 1, MaxNodes: 1, ReqNodes: 1, TimeLimit: time.Minute}}
-	if len(c.Jobs) > 0 {
-		gate.Submit = c.Jobs[0].Slurm.Submit
-	}
-	if err := q.Submit(gate, true, gate.Submit); err != nil {
-		return nil, fmt.Errorf("gate job: %w", err)
+	if len(c.Jobs) > c.Running {
+		gate.Submit = c.Jobs[c.Running].Slurm.Submit
 	}
 	for i, step := range c.Jobs {
 		s := step.Slurm
+		if i == c.Running {
+			if err := q.Submit(gate, true, gate.Submit); err != nil {
+				return nil, fmt.Errorf("gate job: %w", err)
+			}
+		}
 		if s.State == "REJECTED" {
 			continue
 		}
@@ -260,6 +293,10 @@ func newSchedReplay(conf string, c schedCase, running map[uint32]*sched.Job, ord
 			return nil, fmt.Errorf("step %d: %w", i+1, err)
 		}
 		j.Priority, j.Submit = s.Priority, s.Submit
+		if i < c.Running {
+			r.startBeforeGate(i, j)
+			continue
+		}
 		if run, ok := running[s.JobID]; ok {
 			j.Partition, j.Nodes, j.Alloc, j.Start, j.End = run.Partition, run.Nodes, run.Alloc, run.Start, run.End
 			j.Deps = nil
@@ -288,6 +325,30 @@ func newSchedReplay(conf string, c schedCase, running map[uint32]*sched.Job, ord
 		}
 	}
 	return r, nil
+}
+
+// startBeforeGate submits the case's i-th job, one of those started
+// before the gate, at the second Slurm started it, and tries it at once.
+func (r *schedReplay) startBeforeGate(i int, j *sched.Job) {
+	if i >= len(r.c.Started) {
+		r.diffs = append(r.diffs, fmt.Sprintf("job %d: no record of its start", j.ID))
+		return
+	}
+	st := r.c.Started[i]
+	at := st.Start
+	if at == 0 {
+		at = j.Submit
+	}
+	j.Submit = at
+	if err := r.q.Submit(j, false, at); err != nil {
+		r.diffs = append(r.diffs, fmt.Sprintf("job %d (%s): sift refused it: %v", j.ID, r.c.Jobs[i].Spec, err))
+		return
+	}
+	r.q.AllocateAtSubmit(j.ID, at, &sched.Pass{})
+	r.byStep[i] = j
+	if got, want := schedWhere(r.cl, j), st.Nodes; j.State.String() != st.State || (st.State == "RUNNING" && got != want) {
+		r.diffs = append(r.diffs, fmt.Sprintf("job %d (%s) at its submission: sift %s %s, Slurm %s %s", j.ID, r.c.Jobs[i].Spec, j.State, got, st.State, want))
+	}
 }
 
 // dump prints the running and planned jobs and the traced job's tests.
@@ -330,10 +391,12 @@ func schedNodeNames(cl *job.Cluster, b *roaring.Bitmap) string {
 // schedReplayQueue is the recording's cluster with the scheduler and
 // select plugin its slurm.conf names and the lab's defaults (start.sh:
 // sched/builtin, SchedulerParameters=batch_sched_delay=0 unless set); the
-// case's drained nodes are not usable. It returns the queue, the cluster, the
-// tolerance of expected starts (bf_resolution, plus a second either side
-// for the instant Slurm read the clock) and the default partition.
-func schedReplayQueue(conf, drained string) (*sched.Queue, *job.Cluster, int64, string, error) {
+// case's drained nodes are not usable. A PreemptType turns preemption on,
+// as sift schedule reads it, with the QOS of the recording's sacctmgr
+// lines. It returns the queue, the cluster, the tolerance of expected
+// starts (bf_resolution, plus a second either side for the instant Slurm
+// read the clock) and the default partition.
+func schedReplayQueue(conf, sacctmgr, drained string) (*sched.Queue, *job.Cluster, int64, string, error) {
 	inv, _, err := inventory.ParseSlurmConf("slurm.conf", []byte(conf), func(string) ([]byte, error) {
 		return nil, fmt.Errorf("no includes in a recording")
 	})
@@ -380,8 +443,21 @@ func schedReplayQueue(conf, drained string) (*sched.Queue, *job.Cluster, int64, 
 	if err != nil {
 		return nil, nil, 0, "", err
 	}
-	q := sched.NewQueue(sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg,
-		Partitions: schedPartitions(inv.Partitions), DefMemPerCPU: inv.DefMemPerCPU, MaxMemPerCPU: inv.MaxMemPerCPU})
+	opt := sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg,
+		Partitions: schedPartitions(inv.Partitions), DefMemPerCPU: inv.DefMemPerCPU, MaxMemPerCPU: inv.MaxMemPerCPU}
+	if inv.Preempt["preempttype"] != "" {
+		cmd := &cobra.Command{}
+		var pf preemptFlags
+		pf.register(cmd)
+		if opt.Preempt, err = preemptConfig(cmd, &pf, inv, nil, opt.Partitions, &opt.Config, inv.SchedulerParameters); err != nil {
+			return nil, nil, 0, "", err
+		}
+		if opt.Preempt.QOS, err = sacctmgrQOS(sacctmgr); err != nil {
+			return nil, nil, 0, "", err
+		}
+		opt.PartitionOrder = partitionOrder(inv.Partitions)
+	}
+	q := sched.NewQueue(opt)
 	return q, cl, int64(cfg.BFResolution/time.Second) + 1, defaultPartition(inv.Partitions), nil
 }
 

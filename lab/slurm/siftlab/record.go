@@ -8,6 +8,8 @@
 //	siftlab gen -conf FRAGMENT -n N -seed S -out CASES.json
 //	siftlab schedgen -files F -n N -seed S -out DIR
 //	siftlab resvgen -n N -seed S [-cons] [-port P] -out CASES.json
+//	siftlab preemptgen -files F -n N -seed S -out DIR
+//	siftlab preemptcases -out DIR
 //
 // A case file has the recording's shape without the "slurm" answers; a
 // recording is also a case file, so old recordings can be recorded again.
@@ -64,6 +66,14 @@ type Case struct {
 	// Gate is the job id of the held job every job of a scheduling case
 	// depends on, cancelled at Released.
 	Gate uint64 `json:"gate,omitempty"`
+	// Running (mode schedule) is how many of the first jobs are submitted
+	// before the gate, one by one and without its dependency, each read
+	// once slurmctld decided on it (Started): the running jobs a queue
+	// preempts (preemptgen).
+	Running int `json:"running,omitempty"`
+	// Started is what Slurm did with each of the first Running jobs at
+	// its submission.
+	Started []Outcome `json:"started,omitempty"`
 }
 
 // Job is one step: a submission (Spec, Sbatch) or, with Action, a cancel of
@@ -217,6 +227,10 @@ func main() {
 		err = schedgen(os.Args[2:])
 	case "resvgen":
 		err = resvgen(os.Args[2:])
+	case "preemptgen":
+		err = preemptgen(os.Args[2:])
+	case "preemptcases":
+		err = preemptcases(os.Args[2:])
 	case "priorecord":
 		err = priorecord(os.Args[2:])
 	case "bfrecord":
@@ -233,6 +247,6 @@ func main() {
 }
 
 func usage() {
-	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC | schedgen -files F -n N -seed S -out DIR | resvgen -n N -seed S [-cons] -out CASES.json | squeue2jobs -in SQUEUE.json -out JOBS.json")
+	fmt.Fprintln(os.Stderr, "usage: siftlab record -in CASES.json -out REC.json [-frac F -seed S] | compare OLD.json NEW.json | gen -conf FRAGMENT -n N -seed S -out CASES.json | priogen -n N -files F -seed S -out DIR | priorecord -in SCENARIOS.json -out REC.json | bfrecord -driver BIN -plugins DIR [-in CASES] [-n N -seed S] -out REC | schedgen -files F -n N -seed S -out DIR | resvgen -n N -seed S [-cons] -out CASES.json | preemptgen -files F -n N -seed S -out DIR | preemptcases -out DIR | squeue2jobs -in SQUEUE.json -out JOBS.json")
 	os.Exit(2)
 }

@@ -59,14 +59,17 @@ func (l *lab) runSchedCase(c *Case) error {
 		}
 	}
 	common := []string{"--parsable", "--chdir=" + os.TempDir(), "--output=/dev/null", "--wrap=sleep 100000"}
+	ids, err := l.startRunning(c, common)
+	if err != nil {
+		return err
+	}
 	out, errs, err := l.cmd("sbatch", append([]string{"--hold", "--job-name=gate", "--nodes=1", "--time=1"}, common...)...)
 	if err != nil {
 		return fmt.Errorf("gate job: %v: %s", err, errs)
 	}
 	gate := strings.TrimSpace(strings.Split(out, ";")[0])
 	c.Gate, _ = strconv.ParseUint(gate, 10, 32)
-	var ids []string
-	for i := range c.Jobs {
+	for i := c.Running; i < len(c.Jobs); i++ {
 		j := &c.Jobs[i]
 		args, err := schedSbatchArgs(j.Spec, ids, gate)
 		if err != nil {
@@ -122,6 +125,30 @@ func (l *lab) runSchedCase(c *Case) error {
 	return nil
 }
 
+// startRunning submits a case's first Running jobs without the gate, one
+// by one, and keeps what slurmctld did with each (Started); it returns
+// their ids ("" for a refused one).
+func (l *lab) startRunning(c *Case, common []string) ([]string, error) {
+	var ids []string
+	c.Started = nil
+	for i := 0; i < c.Running && i < len(c.Jobs); i++ {
+		args, err := schedSbatchArgs(c.Jobs[i].Spec, ids, "")
+		if err != nil {
+			return nil, fmt.Errorf("job %d: %w", i+1, err)
+		}
+		out, errs, err := l.cmd("sbatch", append(args, common...)...)
+		if err != nil {
+			c.Started = append(c.Started, Outcome{State: "REJECTED", Error: strings.TrimSpace(errs)})
+			ids = append(ids, "")
+			continue
+		}
+		id := strings.TrimSpace(strings.Split(out, ";")[0])
+		ids = append(ids, id)
+		c.Started = append(c.Started, l.settle(id))
+	}
+	return ids, nil
+}
+
 // afterBackfillCycle returns once a backfill cycle has begun and ended,
 // if the scheduler is sched/backfill. A cycle over a queue of gated jobs
 // finds nothing to test and leaves no trace in sdiag, so the recorder runs
@@ -158,8 +185,9 @@ func (l *lab) logSize() int64 {
 
 // readQueue reads every job: squeue for state, reason (with its detail),
 // nodes, start or expected start, planned nodes, priority and submit time;
-// scontrol for the eligible time of jobs held by --begin, and the pass that
-// started each running job (Scheduler=Main or Backfill) and its end.
+// scontrol for the eligible time of jobs held by --begin, the pass that
+// started each running job (Scheduler=Main or Backfill) and its end, and
+// the restarts (requeues by preemption).
 func (l *lab) readQueue() (map[string]Outcome, error) {
 	out, errs, err := l.cmd("squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%N|%S|%Y|%Q|%V")
 	if err != nil {
@@ -214,6 +242,7 @@ func (l *lab) readQueue() (map[string]Outcome, error) {
 			// The limit it runs with: select_nodes' or backfill's.
 			o.EndEpoch, _ = strconv.ParseInt(fields["EndTime"], 10, 64)
 		}
+		o.Restarts, _ = strconv.Atoi(fields["Restarts"])
 		got[fields["JobId"]] = o
 	}
 	return got, nil
@@ -223,10 +252,13 @@ func (l *lab) readQueue() (map[string]Outcome, error) {
 // sbatchArgs' rule (key=value becomes --key=value): begin=+N is
 // --begin=now+N (seconds), partition=a:b lists partitions, and @K in a
 // dependency is the job id of the case's K-th submission; every job also
-// depends on the gate job (afterany).
+// depends on the gate job (afterany), if there is one.
 func schedSbatchArgs(spec string, ids []string, gate string) ([]string, error) {
 	args := []string{}
-	dep := "afterany:" + gate
+	var deps []string
+	if gate != "" {
+		deps = append(deps, "afterany:"+gate)
+	}
 	for _, item := range strings.Split(spec, ",") {
 		item = strings.TrimSpace(item)
 		if item == "" {
@@ -245,7 +277,7 @@ func schedSbatchArgs(spec string, ids []string, gate string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
-			dep += "," + own
+			deps = append(deps, own)
 			continue
 		}
 		if v == "" && !strings.Contains(item, "=") {
@@ -254,7 +286,10 @@ func schedSbatchArgs(spec string, ids []string, gate string) ([]string, error) {
 			args = append(args, "--"+k+"="+v)
 		}
 	}
-	return append(args, "--dependency="+dep), nil
+	if len(deps) > 0 {
+		args = append(args, "--dependency="+strings.Join(deps, ","))
+	}
+	return args, nil
 }
 
 // resolveDeps replaces @K (the K-th submission) by its job id in a

@@ -18,25 +18,36 @@ import (
 // nodes, dependencies, begin times, now and then a drained node.
 // Everything is drawn from one seed, so the files are reproducible.
 func schedgen(args []string) error {
-	fs := flag.NewFlagSet("schedgen", flag.ExitOnError)
-	files := fs.Int("files", 10, "number of files (clusters)")
+	return genFiles("schedgen", args, 10, "sched", "s", func(rng *rand.Rand) (*Recording, func(*rand.Rand, string) Case) {
+		g := randomCluster(rng)
+		return &Recording{SlurmConf: g.conf}, g.randomQueue
+	})
+}
+
+// genFiles parses a generator's flags (-files, -n, -seed, -out) and
+// writes -files files PREFIX-SEED-NN.json into -out: each holds a cluster
+// drawn by cluster and -n cases (named CASEPREFIX<seed>-NN-KK) drawn by
+// the function it returns; one generator seeded by -seed draws them all.
+func genFiles(cmd string, args []string, defFiles int, prefix, casePrefix string, cluster func(*rand.Rand) (*Recording, func(*rand.Rand, string) Case)) error {
+	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+	files := fs.Int("files", defFiles, "number of files (clusters)")
 	n := fs.Int("n", 10, "cases per file")
 	seed := fs.Int64("seed", 1, "random seed")
-	out := fs.String("out", "", "directory to write sched-SEED-NN.json into")
+	out := fs.String("out", "", "directory to write "+prefix+"-SEED-NN.json into")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *out == "" {
-		return errors.New("schedgen needs -out")
+		return errors.New(cmd + " needs -out")
 	}
 	rng := rand.New(rand.NewSource(*seed))
 	for f := 1; f <= *files; f++ {
-		g := randomCluster(rng)
-		rec := &Recording{SlurmConf: g.conf, RecordedBy: "siftlab schedgen " + strings.Join(args, " ")}
+		rec, draw := cluster(rng)
+		rec.RecordedBy = "siftlab " + cmd + " " + strings.Join(args, " ")
 		for k := 1; k <= *n; k++ {
-			rec.Cases = append(rec.Cases, g.randomQueue(rng, fmt.Sprintf("s%d-%02d-%02d", *seed, f, k)))
+			rec.Cases = append(rec.Cases, draw(rng, fmt.Sprintf("%s%d-%02d-%02d", casePrefix, *seed, f, k)))
 		}
-		name := filepath.Join(*out, fmt.Sprintf("sched-%d-%02d.json", *seed, f))
+		name := filepath.Join(*out, fmt.Sprintf("%s-%d-%02d.json", prefix, *seed, f))
 		if err := writeRecording(name, rec); err != nil {
 			return err
 		}
@@ -92,24 +103,7 @@ func randomCluster(rng *rand.Rand) *genCluster {
 	if !g.linear {
 		fmt.Fprintf(&b, "DefMemPerCPU=%d\n", 250*(1+rng.Intn(4)))
 	}
-	shapes := [][2]int{{4, 1}, {8, 1}, {8, 2}, {16, 2}}
-	a, c := shapes[rng.Intn(len(shapes))], shapes[rng.Intn(len(shapes))]
-	split := g.nodes + 1
-	if rng.Intn(3) == 0 {
-		split = 1 + rng.Intn(g.nodes)
-	}
-	g.cpus = a[0]
-	if split <= g.nodes {
-		g.cpus = min(a[0], c[0])
-	}
-	for i := 1; i <= g.nodes; i++ {
-		s := a
-		if i >= split {
-			s = c
-		}
-		fmt.Fprintf(&b, "NodeName=n%d NodeAddr=127.0.0.1 Port=%d CPUs=%d Sockets=%d CoresPerSocket=%d ThreadsPerCore=1 RealMemory=%d\n",
-			i, 17000+i, s[0], s[1], s[0]/s[1], 1000*s[0])
-	}
+	g.randomNodes(rng, &b, 17000)
 	np := 1 + rng.Intn(3)
 	for p := 0; p < np; p++ {
 		part := genPart{name: []string{"main", "short", "big"}[p], lo: 1, hi: g.nodes}
@@ -147,6 +141,33 @@ func randomCluster(rng *rand.Rand) *genCluster {
 	}
 	g.conf = b.String()
 	return g
+}
+
+// randomNodes writes g.nodes NodeName lines (slurmd ports from port+1)
+// of one shape, or of two split at a random node, and sets g.cpus to the
+// smallest node's CPUs; it returns each node's CPUs, n1 first.
+func (g *genCluster) randomNodes(rng *rand.Rand, b *strings.Builder, port int) []int {
+	shapes := [][2]int{{4, 1}, {8, 1}, {8, 2}, {16, 2}}
+	a, c := shapes[rng.Intn(len(shapes))], shapes[rng.Intn(len(shapes))]
+	split := g.nodes + 1
+	if rng.Intn(3) == 0 {
+		split = 1 + rng.Intn(g.nodes)
+	}
+	g.cpus = a[0]
+	if split <= g.nodes {
+		g.cpus = min(a[0], c[0])
+	}
+	cpus := make([]int, 0, g.nodes)
+	for i := 1; i <= g.nodes; i++ {
+		s := a
+		if i >= split {
+			s = c
+		}
+		cpus = append(cpus, s[0])
+		fmt.Fprintf(b, "NodeName=n%d NodeAddr=127.0.0.1 Port=%d CPUs=%d Sockets=%d CoresPerSocket=%d ThreadsPerCore=1 RealMemory=%d\n",
+			i, port+i, s[0], s[1], s[0]/s[1], 1000*s[0])
+	}
+	return cpus
 }
 
 // randomQueue draws one case: 10-300 jobs (most below 100).
