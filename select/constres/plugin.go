@@ -107,7 +107,7 @@ type Plugin struct {
 	// (everFits).
 	classOf   []int32
 	classSets []bitset.Set
-	ever      map[everKey]bool
+	ever      map[everKey]everBound
 }
 
 // scratchSet is *b cleared, made first if need be: one of the plugin's
