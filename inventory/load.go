@@ -69,6 +69,12 @@ func LoadClusterWithin(path, formatName string, lim Limits) (*Cluster, []Warning
 			return &Cluster{Nodes: nodes}, nil, nil
 		}
 	}
+	if formatName == "" || formatName == "slurm-json" {
+		// Slurm's JSON output streams too.
+		if nodes, ok := streamSlurmFile(path, formatName == "", lim.orDefault()); ok {
+			return &Cluster{Nodes: nodes}, extraWarnings(path, nodes), nil
+		}
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		var pe *fs.PathError
@@ -208,23 +214,33 @@ func parseSlurmConfFile(file string, data []byte, lim Limits) (*Cluster, []Warni
 }
 
 // streamFile reads the sift node file at path with the streaming reader;
-// ok is false when it declines or cannot read the file. Only regular files
-// stream: what the reader has read of a pipe could not be read again by
-// the general reader after it declined.
+// ok is false when it declines or cannot read the file.
 func streamFile(path string, lim Limits) ([]index.Node, bool) {
-	// Stat before opening: opening a named pipe would take its writer.
-	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
-		return nil, false
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	f, size, ok := openRegular(path)
+	if !ok {
 		return nil, false
 	}
 	defer f.Close()
+	nodes, err := streamNodeFile(f, size, lim)
+	return nodes, err == nil
+}
+
+// openRegular opens the file at path if it is a regular file and returns
+// its size. Only regular files stream: what a streaming reader has read of
+// a pipe could not be read again by the general reader after it declined.
+func openRegular(path string) (*os.File, int64, bool) {
+	// Stat before opening: opening a named pipe would take its writer.
+	if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+		return nil, 0, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, false
+	}
 	st, err := f.Stat()
 	if err != nil || !st.Mode().IsRegular() {
-		return nil, false
+		f.Close()
+		return nil, 0, false
 	}
-	nodes, err := streamNodeFile(f, st.Size(), lim)
-	return nodes, err == nil
+	return f, st.Size(), true
 }

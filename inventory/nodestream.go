@@ -84,15 +84,8 @@ func streamNodeFile(rd io.Reader, size int64, lim Limits) ([]index.Node, error) 
 	if len(first) == 0 {
 		return nil, errOrDecline(err)
 	}
-	i := ws(first, 0)
-	for i < len(first) && first[i] == '\n' {
-		i = ws(first, i+1)
-	}
-	end := len(first)
-	if k := bytes.IndexByte(first[i:], '\n'); k >= 0 {
-		end = i + k
-	}
-	doc := isDocumentStart(first[i:end])
+	line, end := firstLine(first)
+	doc := isDocumentStart(line)
 	if doc {
 		first = first[min(end+1, len(first)):]
 	}
@@ -175,6 +168,37 @@ func streamNodeFile(rd io.Reader, size int64, lim Limits) ([]index.Node, error) 
 		return nil, errDecline
 	}
 	return nodes, nil
+}
+
+// firstLine returns the first line of text that is not blank, without
+// its newline, and where it ends.
+func firstLine(text []byte) ([]byte, int) {
+	i := ws(text, 0)
+	for i < len(text) && text[i] == '\n' {
+		i = ws(text, i+1)
+	}
+	end := len(text)
+	if k := bytes.IndexByte(text[i:], '\n'); k >= 0 {
+		end = i + k
+	}
+	return text[i:end], end
+}
+
+// OpensAsNodeLines reports whether the file at path opens as a sift node
+// file in its common form, which LoadCluster reads with the streaming
+// reader, making next to no garbage: its first line is {"nodes":[ or a node
+// object. Only the first line is read; the reader may still decline the
+// file further on.
+func OpensAsNodeLines(path string) bool {
+	f, _, ok := openRegular(path)
+	if !ok {
+		return false
+	}
+	defer f.Close()
+	buf := make([]byte, 4096)
+	n, _ := io.ReadFull(f, buf)
+	line, _ := firstLine(buf[:n])
+	return isDocumentStart(line) || bytes.HasPrefix(line, []byte(`{"name":`))
 }
 
 // nodeRoom allocates the file's node slice from its first block (its node

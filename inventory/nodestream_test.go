@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -169,4 +171,32 @@ func FuzzStreamingReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		streamAgrees(t, data, DefaultLimits())
 	})
+}
+
+func TestOpensAsNodeLinesReadsTheFirstLine(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       bool
+	}{
+		{"document", "{\"nodes\":[\n{\"name\":\"n1\"}\n]}\n", true},
+		{"JSON lines after blank lines", "\n \n{\"name\":\"n1\"}\n", true},
+		{"pretty-printed", "{\n  \"nodes\": [\n", false},
+		{"slurm.conf", "NodeName=n1 CPUs=4\n", false},
+		{"empty", "", false},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "-"))
+			if err := os.WriteFile(path, []byte(tt.text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if got := OpensAsNodeLines(path); got != tt.want {
+				t.Errorf("OpensAsNodeLines = %t, want %t", got, tt.want)
+			}
+		})
+	}
+	if OpensAsNodeLines(filepath.Join(dir, "missing")) {
+		t.Error("a missing file opens as node lines")
+	}
 }

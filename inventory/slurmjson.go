@@ -82,21 +82,35 @@ func parseScontrolNodes(name string, arr *fastjson.Value, lim Limits) ([]index.N
 	if err := budget.take(len(items)); err != nil {
 		return nil, nil, &Error{File: name, Msg: `"nodes"`, Err: err}
 	}
-	out := make([]index.Node, 0, len(items))
-	seen := make(map[string]bool, len(items))
+	r := scontrolReader{lim: lim, out: make([]index.Node, 0, len(items)), seen: make(map[string]bool, len(items))}
 	for i, it := range items {
-		n, err := slurmNode(it, lim.MaxFeatures)
-		if err != nil {
-			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]", i), Err: err}
+		if err := r.add(name, i, it); err != nil {
+			return nil, nil, err
 		}
-		if seen[n.Name] {
-			return nil, nil, &Error{File: name, Msg: fmt.Sprintf("nodes[%d]: duplicate node %q", i, position.Clip(n.Name))}
-		}
-		seen[n.Name] = true
-		n.Rank = uint32(len(out))
-		out = append(out, n)
 	}
-	return out, extraWarnings(name, out), nil
+	return r.out, extraWarnings(name, r.out), nil
+}
+
+// scontrolReader gathers scontrol's node objects into nodes, in order.
+type scontrolReader struct {
+	lim  Limits
+	out  []index.Node
+	seen map[string]bool
+}
+
+// add reads it, entry i of the "nodes" array of file name.
+func (r *scontrolReader) add(name string, i int, it *fastjson.Value) error {
+	n, err := slurmNode(it, r.lim.MaxFeatures)
+	if err != nil {
+		return &Error{File: name, Msg: fmt.Sprintf("nodes[%d]", i), Err: err}
+	}
+	if r.seen[n.Name] {
+		return &Error{File: name, Msg: fmt.Sprintf("nodes[%d]: duplicate node %q", i, position.Clip(n.Name))}
+	}
+	r.seen[n.Name] = true
+	n.Rank = uint32(len(r.out))
+	r.out = append(r.out, n)
+	return nil
 }
 
 // extraWarnings warns about nodes whose extra data is not valid JSON or nests
@@ -236,50 +250,67 @@ func parseSinfo(name string, arr *fastjson.Value, lim Limits) ([]index.Node, []W
 	if err != nil {
 		return nil, nil, &Error{File: name, Msg: `"sinfo" must be an array`}
 	}
-	var out []index.Node
-	pos := map[string]int{}
+	r := sinfoReader{lim: lim, pos: map[string]int{}}
 	for i, it := range items {
-		at := func(err error) error { return &Error{File: name, Msg: fmt.Sprintf("sinfo[%d]", i), Err: err} }
-		if k := listLen(it.Get("features", "active")); k > lim.MaxFeatures {
-			return nil, nil, at(tooMany(k, "features", lim.MaxFeatures))
-		}
-		if k := topLevelKeys(it.GetStringBytes("extra")); k > lim.MaxFeatures {
-			return nil, nil, at(tooMany(k, "extra keys", lim.MaxFeatures))
-		}
-		part := string(it.GetStringBytes("partition", "name"))
-		for _, e := range it.GetArray("nodes", "nodes") {
-			hl, err := hostlist.Parse(hostlist.Slurm, string(e.GetStringBytes()))
-			if err != nil {
-				return nil, nil, at(err)
-			}
-			// sinfo lists a node once per partition, so only names not
-			// seen before count against the limit; a list that alone
-			// names more hosts than it is refused without a walk.
-			if k := hl.Count(); k > lim.MaxNodes {
-				return nil, nil, at(fmt.Errorf("hostlist %s: %w", shorten(string(e.GetStringBytes())), (&nodeBudget{max: lim.MaxNodes}).take(k)))
-			}
-			var over error
-			hl.Each(func(host string) bool {
-				if j, ok := pos[host]; ok {
-					if part != "" && !contains(out[j].Partitions, part) {
-						out[j].Partitions = append(out[j].Partitions, part)
-					}
-					return true
-				}
-				if len(out) >= lim.MaxNodes {
-					over = (&nodeBudget{max: lim.MaxNodes, used: len(out)}).take(1)
-					return false
-				}
-				out = append(out, sinfoNode(it, host, part, len(out)))
-				pos[host] = len(out) - 1
-				return true
-			})
-			if over != nil {
-				return nil, nil, at(over)
-			}
+		if err := r.add(name, i, it); err != nil {
+			return nil, nil, err
 		}
 	}
-	return out, extraWarnings(name, out), nil
+	return r.out, extraWarnings(name, r.out), nil
+}
+
+// sinfoReader gathers sinfo's entries into nodes: a node once, in order of
+// first mention, with every partition an entry lists it in.
+type sinfoReader struct {
+	lim Limits
+	out []index.Node
+	pos map[string]int // index in out by name
+}
+
+// add reads it, entry i of the "sinfo" array of file name.
+func (r *sinfoReader) add(name string, i int, it *fastjson.Value) error {
+	lim, out, pos := r.lim, r.out, r.pos
+	defer func() { r.out = out }()
+	at := func(err error) error { return &Error{File: name, Msg: fmt.Sprintf("sinfo[%d]", i), Err: err} }
+	if k := listLen(it.Get("features", "active")); k > lim.MaxFeatures {
+		return at(tooMany(k, "features", lim.MaxFeatures))
+	}
+	if k := topLevelKeys(it.GetStringBytes("extra")); k > lim.MaxFeatures {
+		return at(tooMany(k, "extra keys", lim.MaxFeatures))
+	}
+	part := string(it.GetStringBytes("partition", "name"))
+	for _, e := range it.GetArray("nodes", "nodes") {
+		hl, err := hostlist.Parse(hostlist.Slurm, string(e.GetStringBytes()))
+		if err != nil {
+			return at(err)
+		}
+		// sinfo lists a node once per partition, so only names not
+		// seen before count against the limit; a list that alone
+		// names more hosts than it is refused without a walk.
+		if k := hl.Count(); k > lim.MaxNodes {
+			return at(fmt.Errorf("hostlist %s: %w", shorten(string(e.GetStringBytes())), (&nodeBudget{max: lim.MaxNodes}).take(k)))
+		}
+		var over error
+		hl.Each(func(host string) bool {
+			if j, ok := pos[host]; ok {
+				if part != "" && !contains(out[j].Partitions, part) {
+					out[j].Partitions = append(out[j].Partitions, part)
+				}
+				return true
+			}
+			if len(out) >= lim.MaxNodes {
+				over = (&nodeBudget{max: lim.MaxNodes, used: len(out)}).take(1)
+				return false
+			}
+			out = append(out, sinfoNode(it, host, part, len(out)))
+			pos[host] = len(out) - 1
+			return true
+		})
+		if over != nil {
+			return at(over)
+		}
+	}
+	return nil
 }
 
 // sinfoNode is the node host of the sinfo entry it.

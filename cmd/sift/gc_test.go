@@ -9,21 +9,24 @@ import (
 	"github.com/nodesift/sift/inventory"
 )
 
-// TestPauseGCOnlyForLargeFiles checks that reading a large node file turns
-// the collector off within a limit, that the restore puts both settings
-// back, and that small files, synthetic clusters and a set GOGC are left
-// alone.
+// TestPauseGCOnlyForLargeFiles checks that reading a large sift node file
+// in its common form turns the collector off within a limit, that the
+// restore puts both settings back, and that small files, other formats,
+// synthetic clusters and a set GOGC are left alone.
 func TestPauseGCOnlyForLargeFiles(t *testing.T) {
 	dir := t.TempDir()
 	large, small := filepath.Join(dir, "large"), filepath.Join(dir, "small")
-	// A sparse file: its size is all pauseGC reads.
-	if err := os.WriteFile(small, []byte("{}"), 0o600); err != nil {
-		t.Fatal(err)
+	other := filepath.Join(dir, "scontrol.json")
+	// Sparse files: pauseGC reads their size and first line only.
+	for path, first := range map[string]string{large: "{\"nodes\":[\n", other: "{\n  \"nodes\": [\n"} {
+		if err := os.WriteFile(path, []byte(first), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Truncate(path, largeFile); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.WriteFile(large, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Truncate(large, largeFile); err != nil {
+	if err := os.WriteFile(small, []byte(`{"name":"n1"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	gcPercent := func() int {
@@ -42,6 +45,8 @@ func TestPauseGCOnlyForLargeFiles(t *testing.T) {
 	}{
 		{"large file", inventory.Spec{Path: large}, "", true},
 		{"small file", inventory.Spec{Path: small}, "", false},
+		{"large file of another format", inventory.Spec{Path: other}, "", false},
+		{"large file read as another format", inventory.Spec{Path: large, Format: "slurm-json"}, "", false},
 		{"missing file", inventory.Spec{Path: filepath.Join(dir, "none")}, "", false},
 		{"synthetic", inventory.Spec{Synthetic: true, N: 10}, "", false},
 		{"GOGC set", inventory.Spec{Path: large}, "200", false},

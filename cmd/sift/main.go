@@ -48,21 +48,23 @@ const (
 )
 
 // pauseGC turns the collector off while the inventory of spec is read, if it
-// is a large file and neither GOGC nor GOMEMLIMIT is set, and returns what
-// turns it back on. The streaming reader of a sift node file makes next to
-// no garbage (303 MiB allocated for 288 MiB live at a million nodes), so a
-// collection during the read frees nothing; worse, the first one starts as
-// the node slice is allocated and scans it while it is untouched, so each of
-// its pages faults twice, read and then written (166 thousand page faults
-// in a run instead of 122 thousand). The limit stays the backstop for the
-// readers that hold a whole file and its parse tree, whose garbage it
-// bounds: a collection then runs at the limit, as a soft limit does.
+// is a large sift node file in its common form (inventory.OpensAsNodeLines)
+// and neither GOGC nor GOMEMLIMIT is set, and returns what turns it back on.
+// The streaming reader of such a file makes next to no garbage (303 MiB
+// allocated for 288 MiB live at a million nodes), so a collection during
+// the read frees nothing; worse, the first one starts as the node slice is
+// allocated and scans it while it is untouched, so each of its pages faults
+// twice, read and then written (166 thousand page faults in a run instead
+// of 122 thousand). Other readers make garbage and keep the collector. The
+// limit is the backstop for a file the streaming reader declines after
+// all, which the general reader then holds whole with its parse tree: a
+// collection runs at the limit, as a soft limit does.
 func pauseGC(spec inventory.Spec) (restore func()) {
-	if spec.Synthetic || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if spec.Synthetic || (spec.Format != "" && spec.Format != "sift-json") || os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
 	}
 	st, err := os.Stat(spec.Path)
-	if err != nil || !st.Mode().IsRegular() || st.Size() < largeFile {
+	if err != nil || !st.Mode().IsRegular() || st.Size() < largeFile || !inventory.OpensAsNodeLines(spec.Path) {
 		return func() {}
 	}
 	limit := debug.SetMemoryLimit(memoryBase + fileFactor*st.Size())
