@@ -1,6 +1,9 @@
 package sched
 
 import (
+	"cmp"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -218,5 +221,51 @@ func TestTraceRecordsEachTest(t *testing.T) {
 	bf := ex[len(ex)-1]
 	if bf.Pass != "backfill" || bf.Chain.Stages[len(bf.Chain.Stages)-1].Name != "time slots" {
 		t.Errorf("backfill test: %+v", bf)
+	}
+}
+
+// TestPreemptionQueueOrderIsGlibcQsorts: with preemption sort_job_queue2
+// is not transitive (a job that may preempt another goes first whatever
+// their priorities), so the queue is the order glibc's qsort (slurmctld's
+// list_sort) leaves. The expected order is what glibc 2.36's qsort gave
+// for these records and this comparison (a C program).
+func TestPreemptionQueueOrderIsGlibcQsorts(t *testing.T) {
+	prio := []uint32{0, 80, 70, 60, 50, 40, 30, 20, 10}
+	preempts := func(a, b record) bool {
+		x, y := a.e.j.ID, b.e.j.ID
+		return (x == 5 && y == 1) || (x == 6 && y == 2) || (x == 3 && y == 7)
+	}
+	var rs []record
+	for id := uint32(1); id <= 8; id++ {
+		rs = append(rs, record{e: &entry{j: &Job{ID: id}}, prio: prio[id]})
+	}
+	sortQueue(rs, preempts, make([]record, 0, len(rs)))
+	var got []uint32
+	for _, r := range rs {
+		got = append(got, r.e.j.ID)
+	}
+	if want := []uint32{5, 1, 6, 2, 3, 4, 7, 8}; !slices.Equal(got, want) {
+		t.Errorf("queue %v, want %v", got, want)
+	}
+}
+
+// TestGlibcMergeSortIsAStableSort: for a transitive order glibcMergeSort
+// gives what a stable sort gives (differential test).
+func TestGlibcMergeSortIsAStableSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	order := func(a, b record) int { return cmp.Compare(b.prio, a.prio) }
+	for n := range 70 {
+		rs := make([]record, n)
+		for i := range rs {
+			rs[i] = record{e: &entry{j: &Job{ID: uint32(i)}}, prio: uint32(rng.IntN(5))}
+		}
+		want := slices.Clone(rs)
+		slices.SortStableFunc(want, order)
+		glibcMergeSort(rs, make([]record, 0, n), order)
+		for i := range rs {
+			if rs[i].e != want[i].e {
+				t.Fatalf("n=%d: record %d is job %d, a stable sort has job %d", n, i, rs[i].e.j.ID, want[i].e.j.ID)
+			}
+		}
 	}
 }

@@ -116,9 +116,11 @@ type Queue struct {
 	// passNow is the time of the pass running, for explanations.
 	passNow int64
 	// bfSpace is the backfill map and recBuf the last pass's queue
-	// records, kept between passes for their storage.
+	// records, kept between passes for their storage; sortBuf is the
+	// queue sort's scratch under preemption.
 	bfSpace *nodeSpace
 	recBuf  []record
+	sortBuf []record
 	bfEnds  runEnds
 	bfReq   job.Request
 	// partSize is each partition's CPUs and nodes, counted once.
@@ -584,7 +586,10 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 	if q.opt.Preempt.enabled() {
 		preempts = q.preemptsInQueue
 	}
-	sortQueue(out, preempts)
+	if preempts != nil && cap(q.sortBuf) < len(out) {
+		q.sortBuf = make([]record, 0, cap(out))
+	}
+	sortQueue(out, preempts, q.sortBuf)
 	// Drop the purged jobs that the last pass's longer list still held.
 	if n := len(q.recBuf); n > len(out) {
 		clear(out[len(out):n])
@@ -619,7 +624,7 @@ func (q *Queue) lookup(l *partLookup, p string) *partLookup {
 // the other's (preempts, nil without preemption), a job naming a
 // reservation, higher partition PriorityTier, higher priority, earlier
 // submit, lower id.
-func sortQueue(rs []record, preempts func(a, b record) bool) {
+func sortQueue(rs []record, preempts func(a, b record) bool, tmp []record) {
 	order := func(a, b record) int {
 		if preempts != nil {
 			if preempts(a, b) {
@@ -646,12 +651,45 @@ func sortQueue(rs []record, preempts func(a, b record) bool) {
 		}
 		return cmp.Compare(a.e.j.ID, b.e.j.ID)
 	}
+	if preempts != nil {
+		// With preemption the order need not be transitive (a job
+		// preempting another goes first whatever their tiers and
+		// priorities), so the result depends on the algorithm.
+		glibcMergeSort(rs, tmp, order)
+		return
+	}
 	// Records mostly come in order already (submit order, FIFO
-	// priorities); checking costs one comparison a record. With
-	// preemption the order need not be transitive, so it is always sorted.
-	if preempts != nil || !slices.IsSortedFunc(rs, order) {
+	// priorities); checking costs one comparison a record.
+	if !slices.IsSortedFunc(rs, order) {
 		slices.SortStableFunc(rs, order)
 	}
+}
+
+// glibcMergeSort sorts rs as glibc's qsort (msort_with_tmp) does, the sort
+// slurmctld's list_sort calls: the first n/2 records and the rest sorted
+// in turn, then merged taking the left record while it does not compare
+// after the right one. tmp is scratch of rs's length at least.
+func glibcMergeSort(rs, tmp []record, order func(a, b record) int) {
+	n := len(rs)
+	if n <= 1 {
+		return
+	}
+	n1 := n / 2
+	glibcMergeSort(rs[:n1], tmp, order)
+	glibcMergeSort(rs[n1:], tmp, order)
+	b1, b2 := rs[:n1], rs[n1:]
+	t := tmp[:0]
+	for len(b1) > 0 && len(b2) > 0 {
+		if order(b1[0], b2[0]) <= 0 {
+			t = append(t, b1[0])
+			b1 = b1[1:]
+		} else {
+			t = append(t, b2[0])
+			b2 = b2[1:]
+		}
+	}
+	// What is left of the second half is in place already.
+	copy(rs, append(t, b1...))
 }
 
 // runnable1 is _job_runnable_test1 with job_independent: held jobs,

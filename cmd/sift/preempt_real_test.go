@@ -303,6 +303,9 @@ var preemptRandomKnown = map[string]string{
 	"preempt-1-12.json/p1-12-08": gangCores,
 	"preempt-1-12.json/p1-12-09": gangCores,
 	"preempt-1-12.json/p1-12-10": gangCores,
+	"preempt-1-02.json/p1-02-07": otherVictims,
+	"preempt-1-08.json/p1-08-03": otherVictims,
+	"preempt-1-08.json/p1-08-09": otherVictims,
 }
 
 // Causes of the known random preemption differences.
@@ -319,6 +322,13 @@ const (
 	// boundary job is Priority in sift and never tested (None) in Slurm.
 	// Cause not found.
 	depthAfterPreemption = "main pass depth boundary after preemption: sift tests one job more (cause not found)"
+	// otherVictims: without GANG, a preemptor's victims or the nodes it
+	// takes among theirs differ (p1-08-09: four nodes from victims on
+	// n[1-3] and n[7-8], Slurm takes n8 and sift n7; p1-02-07: Slurm
+	// requeues a job on n[13-14] that no started job took, a waiting
+	// preemptor's; p1-08-03: other jobs start after the victims went).
+	// Cause not found.
+	otherVictims = "other victims, or other nodes among the victims' (cause not found)"
 )
 
 // TestPreemptionMatchesRealSlurmRandom replays the random preemption
