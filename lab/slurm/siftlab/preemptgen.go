@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -23,7 +24,7 @@ import (
 // check, every 30 s (PERIODIC_TIMEOUT) from its own start, a phase a
 // recording does not fix; the hand-written scenarios cover grace time.
 func preemptgen(args []string) error {
-	return genFiles("preemptgen", args, 4, "preempt", "p", func(rng *rand.Rand) (*Recording, func(*rand.Rand, string) Case) {
+	return genFiles(flag.NewFlagSet("preemptgen", flag.ExitOnError), args, 4, "preempt", "p", func(rng *rand.Rand) (*Recording, func(*rand.Rand, string) Case) {
 		g := randomPreemptCluster(rng)
 		return &Recording{SlurmConf: g.conf, Sacctmgr: g.sacctmgr}, g.randomCase
 	})
@@ -68,7 +69,7 @@ func randomPreemptCluster(rng *rand.Rand) *preemptCluster {
 	}
 	// requeue_delay keeps a requeued victim pending (BeginTime) until
 	// the case is read.
-	params := append(schedParams(), "requeue_delay=600")
+	params := append(schedParams(3), "requeue_delay=600")
 	if rng.Intn(2) == 0 {
 		params = append(params, fmt.Sprintf("bf_resolution=%d", []int{30, 60, 120, 300}[rng.Intn(4)]))
 	}

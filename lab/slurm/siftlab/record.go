@@ -74,6 +74,12 @@ type Case struct {
 	// Started is what Slurm did with each of the first Running jobs at
 	// its submission.
 	Started []Outcome `json:"started,omitempty"`
+	// MainCycles and BackfillCycles (mode schedule) are the main-pass and
+	// backfill cycles slurmctld ran from just before the release to the
+	// read (sdiag's Total cycles), so a recording shows when a pass the
+	// protocol does not expect ran.
+	MainCycles     int `json:"main_cycles,omitempty"`
+	BackfillCycles int `json:"backfill_cycles,omitempty"`
 }
 
 // Job is one step: a submission (Spec, Sbatch) or, with Action, a cancel of

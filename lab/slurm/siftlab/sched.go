@@ -91,6 +91,7 @@ func (l *lab) runSchedCase(c *Case) error {
 		return err
 	}
 	first := l.firstNode()
+	main0, bf0 := l.cycles()
 	c.Released = time.Now().Unix()
 	if _, errs, err := l.cmd("scancel", gate); err != nil {
 		return fmt.Errorf("cancel gate: %v: %s", err, errs)
@@ -108,6 +109,8 @@ func (l *lab) runSchedCase(c *Case) error {
 	if err != nil {
 		return err
 	}
+	main1, bf1 := l.cycles()
+	c.MainCycles, c.BackfillCycles = main1-main0, bf1-bf0
 	for i, id := range ids {
 		if id == "" {
 			continue
@@ -172,6 +175,19 @@ func (l *lab) afterBackfillCycle(common []string) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	return errors.New("no backfill cycle within 15 s of the sync job")
+}
+
+// cycles is sdiag's count of main-pass and backfill cycles (0 when sdiag
+// cannot be read).
+func (l *lab) cycles() (main, backfill int) {
+	out, _, err := l.cmd("sdiag")
+	if err != nil {
+		return 0, 0
+	}
+	m := parseSdiag(out)
+	main, _ = strconv.Atoi(m["main Total cycles"])
+	backfill, _ = strconv.Atoi(m["backfill Total cycles"])
+	return main, backfill
 }
 
 // logSize is the size of slurmctld's log.

@@ -18,18 +18,21 @@ import (
 // nodes, dependencies, begin times, now and then a drained node.
 // Everything is drawn from one seed, so the files are reproducible.
 func schedgen(args []string) error {
-	return genFiles("schedgen", args, 10, "sched", "s", func(rng *rand.Rand) (*Recording, func(*rand.Rand, string) Case) {
-		g := randomCluster(rng)
+	fs := flag.NewFlagSet("schedgen", flag.ExitOnError)
+	bfInterval := fs.Int("bf-interval", 3, "bf_interval of every cluster (1 races the release's main pass; see sched.go)")
+	return genFiles(fs, args, 10, "sched", "s", func(rng *rand.Rand) (*Recording, func(*rand.Rand, string) Case) {
+		g := randomCluster(rng, *bfInterval)
 		return &Recording{SlurmConf: g.conf}, g.randomQueue
 	})
 }
 
-// genFiles parses a generator's flags (-files, -n, -seed, -out) and
+// genFiles parses a generator's flags (-files, -n, -seed, -out, and any
+// the generator added to fs, which names it) and
 // writes -files files PREFIX-SEED-NN.json into -out: each holds a cluster
 // drawn by cluster and -n cases (named CASEPREFIX<seed>-NN-KK) drawn by
 // the function it returns; one generator seeded by -seed draws them all.
-func genFiles(cmd string, args []string, defFiles int, prefix, casePrefix string, cluster func(*rand.Rand) (*Recording, func(*rand.Rand, string) Case)) error {
-	fs := flag.NewFlagSet(cmd, flag.ExitOnError)
+func genFiles(fs *flag.FlagSet, args []string, defFiles int, prefix, casePrefix string, cluster func(*rand.Rand) (*Recording, func(*rand.Rand, string) Case)) error {
+	cmd := fs.Name()
 	files := fs.Int("files", defFiles, "number of files (clusters)")
 	n := fs.Int("n", 10, "cases per file")
 	seed := fs.Int64("seed", 1, "random seed")
@@ -71,7 +74,7 @@ type genPart struct {
 	down   bool
 }
 
-func randomCluster(rng *rand.Rand) *genCluster {
+func randomCluster(rng *rand.Rand, bfInterval int) *genCluster {
 	g := &genCluster{nodes: 4 + rng.Intn(61), linear: rng.Intn(3) == 0}
 	var b strings.Builder
 	sched := "sched/backfill"
@@ -83,7 +86,7 @@ func randomCluster(rng *rand.Rand) *genCluster {
 		sel = "select/linear"
 	}
 	fmt.Fprintf(&b, "SchedulerType=%s\nSelectType=%s\n", sched, sel)
-	params := schedParams()
+	params := schedParams(bfInterval)
 	if rng.Intn(2) == 0 {
 		params = append(params, fmt.Sprintf("bf_resolution=%d", []int{30, 60, 120, 300}[rng.Intn(4)]))
 	}
@@ -250,12 +253,14 @@ func (g *genCluster) randomJob(rng *rand.Rand, i, basePrio int) string {
 // schedParams are the SchedulerParameters every generated cluster starts
 // with. bf_interval comes first: sched/builtin reads its own period from
 // the first "interval=" in the string (xstrcasestr). bf_interval=3 leaves
-// the main pass the first second after the release (sched.go); the long
+// the main pass the first second after the release (sched.go); with 1 the
+// backfill cycle may come first (a cluster under sched/builtin then also
+// estimates starts every second); the long
 // bf_max_time, bf_yield_interval and max_sched_time keep wall-clock cuts
 // out of the answers; sched_interval=600 keeps the periodic full pass out
 // of a file's recording.
-func schedParams() []string {
-	return []string{"bf_interval=3", "bf_max_time=60", "bf_yield_interval=10000000", "max_sched_time=60", "batch_sched_delay=0", "sched_interval=600"}
+func schedParams(bfInterval int) []string {
+	return []string{fmt.Sprintf("bf_interval=%d", bfInterval), "bf_max_time=60", "bf_yield_interval=10000000", "max_sched_time=60", "batch_sched_delay=0", "sched_interval=600"}
 }
 
 func nodeRange(lo, hi int) string {
