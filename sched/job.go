@@ -97,8 +97,10 @@ type Job struct {
 	// --begin), 0 for none; Eligible when the job last became eligible
 	// (Slurm's details->begin_time), set by the queue.
 	Submit, Begin, Eligible int64
-	// TimeLimit is the wall-clock limit (0: the partition's default or
-	// maximum; job.Unlimited: none); TimeMin the least it accepts (sbatch
+	// TimeLimit is the wall-clock limit (0: its first partition's
+	// DefaultTime, and without one the partition it runs in decides:
+	// DefaultTime or MaxTime from the main pass, MaxTime from backfill;
+	// job.Unlimited: none); TimeMin the least it accepts (sbatch
 	// --time-min), 0 for none.
 	TimeLimit, TimeMin time.Duration
 	// Deps are the dependencies; DepsAny joins them with "?" (any one
