@@ -42,14 +42,26 @@ func (c *bfCounts) exceeds(cfg Config, j *Job, part string) bool {
 // job is started now on nodes no higher-priority job has reserved, or gets
 // a reservation in the node-space map at its will-run start (rounded to
 // bf_resolution), so that no lower-priority job can delay it. p collects
-// what happened.
+// what happened. With Options.ReusePasses, a pass that nothing changed and
+// the clock cannot change is not run again (bfReuse): its plans stand.
 func (q *Queue) BackfillPass(now int64, p *Pass) {
-	q.passNow = now
 	q.bfEnds.built = false
+	if q.reuseBackfill(now, p) {
+		return
+	}
+	q.passNow = now
 	cfg := q.cfg
 	res := max(int64(cfg.BFResolution/time.Second), 1)
 	window := int64(cfg.BFWindow / time.Second)
 	recs := q.buildQueue(now, true, true)
+	// With Options.ReusePasses, the comparisons with now below bound how
+	// long this pass's decisions stand (bfReuse): the slots of the map
+	// begin and end on multiples of res, the reservations start at ends
+	// of running jobs (after until), and the map ends at now+window
+	// rounded down to res; each test of the clock against one of them
+	// lowers until to the time it would go the other way.
+	track := q.startTrack(now, window, res)
+	tested0, reserved0 := p.BackfillTested, p.Reserved
 	if q.bfSpace == nil {
 		q.bfSpace = &nodeSpace{}
 	}
@@ -160,6 +172,9 @@ recordLoop:
 			clock.charge(cfg.BFTestCost)
 			startRes := laterStart
 			laterStart = 0
+			if startRes > now {
+				track.lower(startRes)
+			}
 			// The advance reservations (job_test_resv): the nodes they
 			// leave the job from startRes, which a reservation that
 			// covers the job's partition or node list moves on.
@@ -170,9 +185,21 @@ recordLoop:
 			}
 			startRes = when
 			if windowEnd < startRes {
+				// The map's end, now+window rounded down to res, reaches
+				// startRes later.
+				track.lower((startRes+res-1)/res*res - window)
 				break
 			}
 			endTime := max(startRes, now) + limit
+			if track.on && startRes <= now {
+				// The slots read are those ending after now and beginning
+				// by endTime: the next begin is met limit seconds earlier.
+				// A slot ending after now still does when the pass ends
+				// (the first end is bounded below).
+				if b := ns.nextBegin(endTime); b > 0 {
+					track.lower(b - limit)
+				}
+			}
 			orig := baseBits
 			if allowed != nil {
 				orig = resvBuf.Fill(allowed)
@@ -240,6 +267,9 @@ recordLoop:
 				// the answer.
 				aStart = startRes
 			}
+			if aStart > now {
+				track.lower(aStart)
+			}
 			start := max(aStart, startRes)
 			if !noReserve && start > max(startRes, now) && q.crossesResv(j, chosen, start, limit) {
 				// Will-run found a later start than the one the
@@ -264,6 +294,7 @@ recordLoop:
 				overlapTested = true
 			}
 			if start <= now {
+				track.nowDep = true
 				out := q.startNow(e, r.part, availBits.Roaring(), now, limit, p)
 				q.bfEnds.built = false
 				if out == started {
@@ -311,6 +342,7 @@ recordLoop:
 				st, endRes = ns.slotTime(start, limit)
 			}
 			if start > now+window {
+				track.lower(start - window)
 				if origStart != 0 && origStart < start {
 					j.Start = origStart
 				}
@@ -337,6 +369,16 @@ recordLoop:
 				p.BackfillExit = "bf_node_space_size"
 				break recordLoop
 			}
+			if endRes >= windowEnd {
+				// The map's end, a multiple of res, cuts the reservation
+				// (or leaves it nothing to take when it begins there)
+				// until it moves past.
+				edge := endRes
+				if st >= windowEnd {
+					edge = st
+				}
+				track.lower(edge + res - window)
+			}
 			ns.add(st, endRes, chosen)
 			q.clock.update = now
 			// A job of several partitions is reserved in each, but keeps
@@ -354,6 +396,12 @@ recordLoop:
 			continue recordLoop
 		}
 	}
+	if track.on {
+		// The slot holding now ends at the first boundary: a later now
+		// past it walks from the next slot.
+		track.lower(ns.s[ns.order[ns.from(now)]].end)
+	}
+	q.finishTrack(&track, now, recs, p.BackfillExit, p.BackfillTested-tested0, p.Reserved-reserved0, starts)
 	q.explainRest()
 }
 
@@ -407,8 +455,8 @@ func (q *Queue) planScratch(req *job.Request, laterStart int64) *job.Request {
 	return &q.bfReq
 }
 
-// endsAt is endsAtScan from the running jobs sorted by end.
-func (q *Queue) endsAt(nodes bitset.Set, t int64) bool {
+// runningByEnd is the running jobs sorted by end (runEnds).
+func (q *Queue) runningByEnd() []*Job {
 	re := &q.bfEnds
 	if !re.built {
 		re.jobs = re.jobs[:0]
@@ -420,9 +468,16 @@ func (q *Queue) endsAt(nodes bitset.Set, t int64) bool {
 		slices.SortFunc(re.jobs, func(a, b *Job) int { return cmp.Compare(a.End, b.End) })
 		re.built = true
 	}
-	k, _ := slices.BinarySearchFunc(re.jobs, t, func(j *Job, t int64) int { return cmp.Compare(j.End, t) })
-	for ; k < len(re.jobs) && re.jobs[k].End == t; k++ {
-		if j := re.jobs[k]; j.Nodes != nil {
+	return re.jobs
+}
+
+// endsAt is endsAtScan from the running jobs sorted by end.
+func (q *Queue) endsAt(nodes bitset.Set, t int64) bool {
+	re := &q.bfEnds
+	jobs := q.runningByEnd()
+	k, _ := slices.BinarySearchFunc(jobs, t, func(j *Job, t int64) int { return cmp.Compare(j.End, t) })
+	for ; k < len(jobs) && jobs[k].End == t; k++ {
+		if j := jobs[k]; j.Nodes != nil {
 			if len(re.scratch) != len(nodes) {
 				re.scratch = bitset.New(q.cl.N)
 			}

@@ -121,7 +121,7 @@ func newFuzzWorld(t *testing.T, g *byteGen, plain bool) *fuzzWorld {
 		pre = Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel + PreemptMode(g.n(3)), KillWait: DefaultKillWait}
 		pre.Flags.Gang = pre.Mode == PreemptSuspend
 	}
-	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: s, Config: cfg, Preempt: pre})
+	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: s, Config: cfg, Preempt: pre, ReusePasses: !plain})
 	for k := g.n(3); k > 0; k-- {
 		first := g.n(nNodes)
 		nodes := roaring.New()

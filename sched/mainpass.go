@@ -406,7 +406,7 @@ func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error
 	j.End = now + limitSeconds(req.TimeLimit)
 	j.Nodes, j.PlannedNodes = a.Nodes.Clone(), nil
 	j.setReason(ReasonNone, "")
-	q.clock.update = now
+	q.touch(now)
 	if q.opt.Limits != nil {
 		q.opt.Limits.Begin(j, now)
 	}

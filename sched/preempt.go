@@ -460,7 +460,7 @@ func (q *Queue) endPreempted(v *Job, by uint32, mode PreemptMode, now int64, p *
 	if q.opt.Limits != nil {
 		q.opt.Limits.End(v, now)
 	}
-	q.clock.update = now
+	q.touch(now)
 	q.clock.immediate = true
 	if mode == PreemptRequeue && !v.NoRequeue {
 		v.State, v.Start, v.End, v.Nodes, v.Alloc, v.PlannedNodes = Pending, 0, 0, nil, nil, nil
@@ -488,7 +488,7 @@ func (q *Queue) suspendVictim(v *Job, now int64) {
 		return
 	}
 	v.State, v.PreemptTime = Suspended, now
-	q.clock.update = now
+	q.touch(now)
 }
 
 // graceEnds stops the victims whose grace time is over (job_time_limit's
@@ -533,7 +533,7 @@ func (q *Queue) resumeSuspended(now int64) {
 			continue
 		}
 		v.State, v.PreemptTime = Running, 0
-		q.clock.update = now
+		q.touch(now)
 	}
 }
 

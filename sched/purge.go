@@ -15,6 +15,10 @@ func (q *Queue) PurgeFinished() int {
 		kept = append(kept, id)
 	}
 	n := len(q.ids) - len(kept)
+	if n > 0 {
+		// A dependency on a purged job is lifted.
+		q.clock.changes++
+	}
 	clear(q.ids[len(kept):])
 	q.ids = kept
 	return n

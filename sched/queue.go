@@ -81,6 +81,13 @@ type Options struct {
 	// configuration or reservations, and on changed jobs or nodes unless
 	// bf_continue.
 	Yield func() YieldChanges
+	// ReusePasses lets a backfill pass stand for the next one when nothing
+	// changed in between and no decision of the pass depends on how far
+	// the clock moved (see Queue.BackfillPass): a simulator, whose passes
+	// mostly find the queue as the last one left it, sets it. Every change
+	// must then come through the Queue's methods (NodesChanged for the
+	// cluster's nodes).
+	ReusePasses bool
 }
 
 // YieldChanges is what changed while a backfill pass yielded.
@@ -123,6 +130,7 @@ type Queue struct {
 	sortBuf []record
 	bfEnds  runEnds
 	bfReq   job.Request
+	bfLast  bfReuse
 	// partSize is each partition's CPUs and nodes, counted once.
 	partSize map[string][2]int
 }
@@ -212,6 +220,7 @@ func (q *Queue) Config() Config { return q.cfg }
 // Reconfigure replaces the knobs and tells the scheduler (Reconfig).
 func (q *Queue) Reconfigure(c Config) error {
 	q.cfg = c
+	q.clock.changes++
 	return q.sched.Reconfig(q)
 }
 
@@ -382,7 +391,7 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 	}
 	q.insert(e)
 	q.clock.queued++
-	q.clock.update = now
+	q.touch(now)
 	q.sched.JobIsPending(q)
 	return nil
 }
@@ -390,6 +399,7 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 func (q *Queue) insert(e *entry) {
 	q.jobs[e.j.ID] = e
 	q.ids = append(q.ids, e.j.ID)
+	q.clock.changes++
 	if p := e.j.Priority; p > 0 && p < q.lowest {
 		q.lowest = p
 	}
@@ -504,7 +514,7 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 		j.setReason(ReasonNone, "")
 		q.resumeSuspended(now)
 	}
-	q.clock.update = now
+	q.touch(now)
 	if wasRunning {
 		// An ended job's epilog asks for a pass at once (schedule(false)).
 		q.clock.immediate = true
@@ -538,6 +548,7 @@ func (q *Queue) Release(id uint32, priority uint32, nodes *roaring.Bitmap) error
 	if e.j.Reason == ReasonHeld || e.j.Reason == ReasonHeldUser {
 		e.j.setReason(ReasonNone, "")
 	}
+	q.clock.changes++
 	return nil
 }
 

@@ -263,7 +263,7 @@ func (q *Queue) AddReservation(r *Reservation, now int64) error {
 	}
 	r.NodeCount = int(r.Nodes.GetCardinality())
 	q.resvs = append(q.resvs, &resvState{r: r})
-	q.clock.update = now
+	q.touch(now)
 	return nil
 }
 
@@ -281,7 +281,7 @@ func (q *Queue) RemoveReservation(name string, now int64) error {
 		}
 	}
 	q.resvs = slices.Delete(q.resvs, i, i+1)
-	q.clock.update = now
+	q.touch(now)
 	return nil
 }
 

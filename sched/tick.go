@@ -10,9 +10,13 @@ type passClock struct {
 	lastFull, lastMain, lastBF int64
 	lastEstimate               int64
 	update                     int64 // last job, node or partition change
-	queued                     int   // job_sched_cnt: passes asked with a delay
-	immediate                  bool  // schedule(false) asked
-	lastTick                   int64
+	// changes counts the changes of jobs, nodes, reservations and
+	// configuration (not backfill's own plans): a backfill pass is reused
+	// only while it stays the same.
+	changes   uint64
+	queued    int  // job_sched_cnt: passes asked with a delay
+	immediate bool // schedule(false) asked
+	lastTick  int64
 }
 
 func seconds(d time.Duration) int64 { return int64(d / time.Second) }
@@ -36,7 +40,7 @@ func (q *Queue) Tick(now int64) *Pass {
 	}
 	if q.resvBoundary(c.lastTick, now) {
 		// A reservation started or ended: its nodes changed state.
-		c.update = now
+		q.touch(now)
 	}
 	c.lastTick = now
 	call, full := false, false
@@ -107,4 +111,11 @@ func (q *Queue) NextTick(now int64) int64 {
 // NodesChanged notes that nodes changed state at now (slurmctld's
 // last_node_update), which makes the next backfill pass due; the caller
 // has updated the cluster's Usable and Down sets.
-func (q *Queue) NodesChanged(now int64) { q.clock.update = now }
+func (q *Queue) NodesChanged(now int64) { q.touch(now) }
+
+// touch notes a change of jobs, nodes or reservations at now: it makes the
+// next backfill pass due (_more_work) and ends the reuse of the last one.
+func (q *Queue) touch(now int64) {
+	q.clock.update = now
+	q.clock.changes++
+}

@@ -20,6 +20,10 @@ import (
 // bf_resolution slots fall on round times as they do in a live slurmctld.
 const epoch = 946_684_800
 
+// reusePasses lets the queue reuse a backfill pass that nothing changed
+// (sched.Options.ReusePasses); the differential tests turn it off.
+var reusePasses = true
+
 // ErrOptions is an Options value Run cannot use.
 var ErrOptions = errors.New("invalid simulation options")
 
@@ -191,7 +195,7 @@ func Run(tr *workload.Trace, opt Options) (*Result, error) {
 	}
 	r.q = sched.NewQueue(sched.Options{Cluster: opt.Cluster, Plugin: opt.Plugin, Scheduler: sch, Config: opt.Config,
 		Partitions: opt.Partitions, DefMemPerCPU: opt.DefMemPerCPU, MaxMemPerCPU: opt.MaxMemPerCPU, Priority: opt.Priority,
-		Preempt: opt.Preempt})
+		Preempt: opt.Preempt, ReusePasses: reusePasses})
 	n := len(tr.Jobs)
 	r.order = make([]int, n)
 	for i := range r.order {

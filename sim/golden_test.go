@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/sched"
 	"github.com/nodesift/sift/workload"
 )
@@ -29,24 +30,9 @@ const goldenJobs = 100
 // header); the other logs carry no licence, so they are read from the
 // shared directory when it is present.
 func TestGoldenMetricsOnRealTraceSlices(t *testing.T) {
-	traces := map[string]string{"sdsc-sp2-first500": "../workload/testdata/sdsc-sp2-first500.swf"}
-	for _, name := range []string{"CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln", "HPC2N-2002-2.2-cln", "CEA-Curie-2011-2.1-cln"} {
-		traces[name] = filepath.Join(sharedTraces, name+".swf.gz")
-	}
-	for name, path := range traces {
+	for name, path := range realTraces() {
 		t.Run(name, func(t *testing.T) {
-			if _, err := os.Stat(path); err != nil {
-				t.Skipf("%s: %v", path, err)
-			}
-			tr, err := workload.Open(path, workload.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			tr.Jobs = tr.Jobs[:min(goldenJobs, len(tr.Jobs))]
-			nodes, err := HeaderNodes(tr.Machine, false)
-			if err != nil {
-				t.Fatal(err)
-			}
+			tr, nodes := openSlice(t, path, goldenJobs, workload.Options{})
 			got := map[string]Summary{}
 			for _, p := range []Policy{FIFO, Backfill} {
 				cl, plug, err := NewCluster(nodes, WholeNode)
@@ -81,4 +67,33 @@ func TestGoldenMetricsOnRealTraceSlices(t *testing.T) {
 			}
 		})
 	}
+}
+
+// realTraces is the logs the slice tests replay, by name: the SDSC-SP2
+// slice in the repository and the shared logs.
+func realTraces() map[string]string {
+	traces := map[string]string{"sdsc-sp2-first500": "../workload/testdata/sdsc-sp2-first500.swf"}
+	for _, name := range []string{"CTC-SP2-1996-3.1-cln", "KTH-SP2-1996-2.1-cln", "SDSC-SP2-1998-4.2-cln", "HPC2N-2002-2.2-cln", "CEA-Curie-2011-2.1-cln"} {
+		traces[name] = filepath.Join(sharedTraces, name+".swf.gz")
+	}
+	return traces
+}
+
+// openSlice reads the first n jobs of the log at path and the header's
+// machine; the test is skipped when the log is absent.
+func openSlice(t *testing.T, path string, n int, opt workload.Options) (*workload.Trace, []index.Node) {
+	t.Helper()
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s: %v", path, err)
+	}
+	tr, err := workload.Open(path, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Jobs = tr.Jobs[:min(n, len(tr.Jobs))]
+	nodes, err := HeaderNodes(tr.Machine, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, nodes
 }

@@ -55,6 +55,15 @@ type DenseWillRun interface {
 	WillRunDense(req *Request, cand bitset.Set, now int64) (start int64, nodes bitset.Set, err error)
 }
 
+// AbsolutePlans is offered by plugins whose Plan answers (Select in
+// job.Plan mode, WillRunDense) depend on now only as max(start, now) while
+// every job they hold ends after now: the start is otherwise the end of a
+// held job, so it is the same for any now before it. Backfill then reuses
+// a pass the clock alone cannot change (sched.Options.ReusePasses).
+type AbsolutePlans interface {
+	AbsolutePlans() bool
+}
+
 // Held is one job a plugin holds, as its state file records it.
 type Held struct {
 	ID uint32

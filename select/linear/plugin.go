@@ -152,6 +152,11 @@ func configOf(cl *job.Cluster, id uint32) nodeConfig {
 // Cluster is the cluster the plugin selects from.
 func (p *Plugin) Cluster() *job.Cluster { return p.cl }
 
+// AbsolutePlans implements job.AbsolutePlans: a will-run answer is the end
+// of the running job whose release lets the job run, or now
+// (willRunFit, job.StartAt).
+func (p *Plugin) AbsolutePlans() bool { return true }
+
 // job reduced for the best fit
 func (p *Plugin) wantOf(r *job.Request, minN int) *want {
 	w := &want{minCPUs: r.MinCPUs(minN), contiguous: r.Contiguous}

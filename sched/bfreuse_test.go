@@ -1,0 +1,68 @@
+package sched
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestReusedBackfillPassesAgreeWithFreshOnes drives random worlds with
+// Tick, as a simulator does (bursts of submissions, quiet stretches, jobs
+// ending early or at their limits), twice: with Options.ReusePasses and the
+// plugin's fast paths, and plainly. After every Tick the passes and every
+// job (state, start, planned start and nodes, reason) must be the same,
+// and some passes must have been reused.
+func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 11))
+	reused, worlds := 0, 0
+	for seed := 0; seed < 1500; seed++ {
+		data := make([]byte, 400+r.IntN(400))
+		for i := range data {
+			data[i] = byte(r.IntN(256))
+		}
+		gf, gp := &byteGen{b: data}, &byteGen{b: data}
+		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, true)
+		if _, ok := fast.q.sched.(Backfill); !ok || !fast.q.reuseAllowed() {
+			// Reuse is off in this world (another select plugin,
+			// preemption or advance reservations).
+			continue
+		}
+		worlds++
+		now, id := int64(1000), uint32(0)
+		for step := 0; step < 150; step++ {
+			if r.IntN(6) == 0 {
+				for k := 1 + r.IntN(3); k > 0; k-- {
+					id++
+					fast.submit(t, gf, id, now)
+					plain.submit(t, gp, id, now)
+				}
+			}
+			pf, pp := fast.q.Tick(now), plain.q.Tick(now)
+			if got, want := passText(pf)+fast.outcomes(), passText(pp)+plain.outcomes(); got != want {
+				t.Fatalf("input %d, tick at %d: reused passes give\n%s\nfresh ones\n%s", seed, now, got, want)
+			}
+			now += int64(1 + r.IntN(45))
+			early := uint32(r.IntN(int(id) + 1))
+			for _, w := range []*fuzzWorld{fast, plain} {
+				for _, j := range w.q.Jobs() {
+					if j.State == Running && (j.End <= now || j.ID == early) {
+						if err := w.q.Finish(j.ID, Completed, now); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			}
+		}
+		reused += fast.q.bfLast.reused
+	}
+	if reused == 0 {
+		t.Fatal("no backfill pass was reused")
+	}
+	t.Logf("%d worlds, %d backfill passes reused", worlds, reused)
+}
+
+// passText is what a Tick reports of its passes.
+func passText(p *Pass) string {
+	return fmt.Sprintf("started %v (%d by backfill), tested %d/%d, reserved %d, exits %q %q, preempted %v\n",
+		p.Started, p.BackfillStarted, p.MainTested, p.BackfillTested, p.Reserved, p.MainExit, p.BackfillExit, p.Preempted)
+}
