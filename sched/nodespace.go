@@ -248,8 +248,9 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 // plainUsable in the tests, the walk as written). A job's TRY_LATER rounds
 // ask with the same orig on the same map, each from a later start, so
 // ns.walk keeps both between calls: the AND over a window that slides
-// right as a queue of two stacks, each slot ANDed in twice, and the
-// freeing test per slot.
+// right as a queue of two stacks, each slot ANDed in twice and none past
+// the point where the AND is empty (as the walk as written stops there),
+// and the freeing test per slot.
 func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, int) {
 	copy(avail, orig)
 	// Outside the words where orig has members avail is empty and stays
@@ -263,22 +264,22 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 	if k0 == n {
 		return 0, bitops.Count(avail[lo:hi])
 	}
-	// The slots from k0 overlap the window up to the first that begins
-	// after end (k0 when end is before start).
-	kEnd := max(k0, seek(n, w.back, func(p int) bool { return ns.s[ns.order[p]].begin > end }))
-	w.and(ns, avail[lo:hi], k0, kEnd)
+	w.and(ns, avail[lo:hi], k0, end)
 	count := bitops.Count(avail[lo:hi])
 	// The walk tests every slot it visits that has a next one: the
 	// overlapping ones and the first after them.
-	for k := k0; k <= kEnd && k+1 < n; k++ {
+	for k := k0; k+1 < n; k++ {
 		if w.frees(ns, k) {
 			return ns.s[ns.order[k]].end, count
 		}
-	}
-	if kEnd+2 < n {
-		// No slot frees a node by the one after the window: the walk
-		// retries from the end of the slot after that.
-		return ns.s[ns.order[kEnd+1]].end, count
+		if ns.s[ns.order[k]].begin > end {
+			// No slot frees a node by the one after the window: the
+			// walk retries from the end of the slot after that.
+			if k+2 < n {
+				return ns.s[ns.order[k+1]].end, count
+			}
+			break
+		}
 	}
 	return 0, count
 }
@@ -289,11 +290,16 @@ type slotWalk struct {
 	gen  uint64
 	lo   int
 	orig []uint64
-	// The AND of the slots at positions [front, back) of ns.order, kept
-	// as a queue of two stacks: for p in [front, mid), suf holds the AND
-	// of [p, mid) at p*len(orig); acc is the AND of [mid, back).
+	// The AND of orig and the slots at positions [front, back) of
+	// ns.order, kept as a queue of two stacks: for p in [front, mid), suf
+	// holds orig AND the slots [p, mid) at p*len(orig), sufAny whether it
+	// has a member; acc is orig AND the slots [mid, back), accAny whether
+	// it has one. Once either part is empty so is the AND of any window
+	// that holds it: back then stays short of the window's end.
 	front, mid, back int
 	suf, acc         []uint64
+	sufAny           []bool
+	accAny           bool
 	// freed[k] is 1 when a node of orig is free in the slot after
 	// position k and not in k, 2 when none is, 0 not yet known.
 	freed []uint8
@@ -317,39 +323,61 @@ func (w *slotWalk) slot(ns *nodeSpace, k int) []uint64 {
 	return ns.s[ns.order[k]].avail[w.lo : w.lo+len(w.orig)]
 }
 
-// and narrows dst (orig's words) to the slots at positions [k0, kEnd),
-// moving the kept window there: it only slides right, else it restarts.
-func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0, kEnd int) {
+// and narrows dst (orig's words) to the slots from position k0 that
+// begin by end, moving the kept window there: it only slides right, else
+// it restarts.
+func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
 	nw := len(w.orig)
-	if k0 < w.front || kEnd < w.back || k0 >= w.back {
+	switch {
+	case k0 < w.front || k0 >= w.back || ns.s[ns.order[w.back-1]].begin > end:
 		w.front, w.mid, w.back = k0, k0, k0
-		w.acc = ones(w.acc, nw)
-	}
-	for ; w.back < kEnd; w.back++ {
-		bitops.And(w.acc, w.slot(ns, w.back))
-	}
-	if k0 > w.mid && k0 < w.back {
+		w.acc, w.accAny = append(w.acc[:0], w.orig...), true
+	case k0 > w.mid:
 		// The first stack is used up: the second becomes it, with the
 		// AND of each suffix from k0.
 		if need := w.back * nw; len(w.suf) < need {
 			w.suf = append(w.suf, make([]uint64, need-len(w.suf))...)
 		}
+		if len(w.sufAny) < w.back {
+			w.sufAny = append(w.sufAny, make([]bool, w.back-len(w.sufAny))...)
+		}
+		next := w.orig
 		for p := w.back - 1; p >= k0; p-- {
-			sp := w.suf[p*nw : (p+1)*nw]
-			copy(sp, w.slot(ns, p))
-			if p+1 < w.back {
-				bitops.And(sp, w.suf[(p+1)*nw:(p+2)*nw])
-			}
+			sp, sl := w.suf[p*nw:(p+1)*nw], w.slot(ns, p)
+			w.sufAny[p], next = andOf(sp, sl, next), sp
 		}
 		w.mid = w.back
-		w.acc = ones(w.acc, nw)
+		w.acc, w.accAny = append(w.acc[:0], w.orig...), true
 	}
 	w.front = k0
-	if w.front < w.mid {
-		bitops.And2(dst, w.suf[w.front*nw:(w.front+1)*nw], w.acc)
-	} else {
-		bitops.And(dst, w.acc)
+	if w.front < w.mid && !w.sufAny[w.front] {
+		clear(dst)
+		return
 	}
+	for n := len(ns.order); w.accAny && w.back < n && ns.s[ns.order[w.back]].begin <= end; w.back++ {
+		w.accAny = andOf(w.acc, w.acc, w.slot(ns, w.back))
+	}
+	switch {
+	case !w.accAny:
+		clear(dst)
+	case w.front < w.mid:
+		bitops.And2(dst, w.suf[w.front*nw:(w.front+1)*nw], w.acc)
+	default:
+		copy(dst, w.acc)
+	}
+}
+
+// andOf sets d to a AND b and reports whether it has a member. The
+// operands are a few dozen words: a plain loop beats a call to the vector
+// kernels there.
+func andOf(d, a, b []uint64) bool {
+	a, b = a[:len(d)], b[:len(d)]
+	var any uint64
+	for i := range d {
+		d[i] = a[i] & b[i]
+		any |= d[i]
+	}
+	return any != 0
 }
 
 // frees reports whether a node of orig is free in the slot after
@@ -366,13 +394,4 @@ func (w *slotWalk) frees(ns *nodeSpace, k int) bool {
 		}
 	}
 	return w.freed[k] == 1
-}
-
-// ones is buf with n words of all ones.
-func ones(buf []uint64, n int) []uint64 {
-	buf = buf[:0]
-	for range n {
-		buf = append(buf, ^uint64(0))
-	}
-	return buf
 }
