@@ -126,8 +126,10 @@ func replaySchedFiles(t *testing.T, paths []string, knownList map[string]string,
 // Scheduling).
 var schedKnown = map[string]string{
 	"sched-7-02.json/s7-02-10":     extraMainPass,
-	"sched-7-02-bf1.json/s7-02-02": mainCrossedSecond,
+	"sched-7-02-bf1.json/s7-02-02": mainPassSecond,
 	"sched-7-02-bf1.json/s7-02-03": backfillFirst,
+	"sched-6-01-bf1.json/s6-01-06": mainPassSecond,
+	"sched-6-02-bf1.json/s6-02-01": mainPassSecond,
 }
 
 // Causes of the known scheduling differences.
@@ -141,20 +143,23 @@ const (
 	// job agrees; recorded again twice (hand/s7-02-10-again.json), Slurm
 	// ran one pass and agrees with sift.
 	extraMainPass = "a second main pass in slurmctld during the recording (recorded again: agrees)"
-	// With bf_interval=1 (sched-7-02-bf1, the inputs of sched-7-02 with
+	// With bf_interval=1 (the *-bf1 files: inputs of other files with
 	// only bf_interval changed) the release's main pass and the next
 	// backfill cycle both fall in the second after the release, and
 	// slurmctld's timing decides.
 	//
-	// mainCrossedSecond: the main pass started job 79 in the release's
-	// second and its 27 other jobs in the next, so 79 ends a second
-	// before them and will-run's first release batch ends there (job 79
-	// is on no candidate of job 54, and a skipped job does not end a
-	// batch): Slurm plans 54 on n[4,8-9], sift, whose main pass starts
-	// all 28 in one second, on n[8-9,25], and its backfill starts four
-	// more jobs. Given Slurm's start seconds, sift's backfill at +1 starts
-	// exactly Slurm's four (62, 45, 105, 61).
-	mainCrossedSecond = "bf_interval=1: slurmctld's main pass crossed a second (given its start seconds, sift's backfill agrees)"
+	// mainPassSecond: the main pass started some or all of its jobs a
+	// second after the release (s7-02-02 and s6-01-06: it crossed a
+	// second; s6-02-01: it ran in the next second), so their ends, and
+	// with them the backfill cycle at +1, differ from sift's, whose main
+	// pass starts them all in the release's second. In s7-02-02, job 79
+	// started a second before the 27 others, so will-run's first release
+	// batch ends there (79 is on no candidate of job 54, and a skipped job
+	// does not end a batch): Slurm plans 54 on n[4,8-9], sift on
+	// n[8-9,25], and sift's backfill starts four more jobs. Given Slurm's
+	// start seconds, sift's backfill at +1 starts exactly Slurm's jobs in
+	// all three (4, 14 and 11 jobs).
+	mainPassSecond = "bf_interval=1: slurmctld's main pass started jobs a second later than sift's (given its start seconds, sift's backfill agrees)"
 	// backfillFirst: the backfill cycle ran before the main pass (every one
 	// of the 47 jobs started by Backfill in the release's second); replayed
 	// with the backfill pass first, every job agrees.
