@@ -130,8 +130,11 @@ func (c *column) writeLeaf(op extra.Op, o *Operand, k *sink) {
 	}
 	if len(c.nan) > 0 && o.NumOK && op.Holds(extra.Greater) {
 		k.prepare()
+		r := k.ids()
 		for _, id := range c.nan {
-			addBit(k.dst, id)
+			if r.has(id) {
+				addBit(k.dst, id)
+			}
 		}
 	}
 	if len(c.str.ids) > 0 {

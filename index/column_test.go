@@ -80,7 +80,7 @@ func TestNumberColumnMatchesValueMatchOnEdgeValues(t *testing.T) {
 			for i := range dst {
 				dst[i] = ^uint64(0)
 			}
-			k := sink{dst: dst}
+			k := sink{dst: dst, hi: len(dst)}
 			c.writeLeaf(op, &o, &k)
 			k.prepare()
 			n := 0

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,6 +173,31 @@ func ptrs(nodes []Node) []*Node {
 	return out
 }
 
+// sameInWindow checks ExtraLeafIn over a random window of words against
+// the reference leaf want: the words inside hold the leaf's, every word
+// outside keeps what it held (random stale words).
+func sameInWindow(t *testing.T, r *rand.Rand, s *Snapshot, key string, op extra.Op, o *Operand, want []uint64) {
+	t.Helper()
+	n := s.Words()
+	lo := r.IntN(n + 1)
+	hi := lo + r.IntN(n-lo+1)
+	dst := make([]uint64, n)
+	for i := range dst {
+		dst[i] = r.Uint64()
+	}
+	stale := slices.Clone(dst)
+	s.ExtraLeafIn(key, op, o, dst, lo, hi)
+	for i := range dst {
+		w := stale[i]
+		if i >= lo && i < hi {
+			w = want[i]
+		}
+		if dst[i] != w {
+			t.Fatalf("ExtraLeafIn(%q %v %+v) over words [%d, %d): word %d = %064b, want %064b", key, op, *o, lo, hi, i, dst[i], w)
+		}
+	}
+}
+
 func sameWords(t *testing.T, what string, got, want []uint64) {
 	t.Helper()
 	for i := range want {
@@ -205,7 +231,9 @@ func checkAgainstNaive(t *testing.T, g *gen, s *Snapshot, ref *naive, rounds int
 		o := g.operand()
 		s.ExtraLeaf(key, op, &o, dst)
 		what := fmt.Sprintf("ExtraLeaf(%q %v %+v)", key, op, o)
-		sameWords(t, what, dst, ref.extraLeaf(key, op, &o))
+		leaf := ref.extraLeaf(key, op, &o)
+		sameWords(t, what, dst, leaf)
+		sameInWindow(t, g.r, s, key, op, &o, leaf)
 		id := uint32(g.r.IntN(int(s.IDBound()) + 1))
 		want := int(id) < len(ref.nodes) && ref.nodes[id] != nil && o.Match(ref.extra[id][key], op)
 		if got := s.NodeExtraLeaf(id, key, op, &o); got != want {

@@ -1,6 +1,10 @@
 package index
 
-import "github.com/nodesift/sift/extra"
+import (
+	"math"
+
+	"github.com/nodesift/sift/extra"
+)
 
 // maxCheckpoints bounds the cumulative bitmaps kept per sorted column, so a
 // column costs at most maxCheckpoints*Words()*8 bytes whatever its size.
@@ -89,21 +93,34 @@ func (p *postings) orSpan(dst []uint64, s span) {
 }
 
 // setBits sets the bits of the ids at positions [lo, hi).
-func (p *postings) setBits(dst []uint64, lo, hi uint32) { p.writeBits(dst, lo, hi, true) }
+func (p *postings) setBits(dst []uint64, lo, hi uint32) { p.writeBits(dst, lo, hi, true, allIDs) }
 
-// writeBits sets (on) or clears the bits of the ids at positions [lo, hi).
-func (p *postings) writeBits(dst []uint64, lo, hi uint32, on bool) {
-	switch {
-	case p.run(lo, hi) && on:
-		setRun(dst, p.ids[lo], p.ids[hi-1])
-	case p.run(lo, hi):
-		clearRun(dst, p.ids[lo], p.ids[hi-1])
-	case on:
-		for _, id := range p.ids[lo:hi] {
-			addBit(dst, id)
+// writeBits sets (on) or clears the bits of the ids at positions [lo, hi)
+// that lie in r.
+func (p *postings) writeBits(dst []uint64, lo, hi uint32, on bool, r idRange) {
+	if p.run(lo, hi) {
+		if p.ids[lo] >= r.hi || p.ids[hi-1] < r.lo {
+			return
 		}
-	default:
+		a, b := max(p.ids[lo], r.lo), min(p.ids[hi-1], r.hi-1)
+		switch {
+		case on:
+			setRun(dst, a, b)
+		default:
+			clearRun(dst, a, b)
+		}
+		return
+	}
+	if on {
 		for _, id := range p.ids[lo:hi] {
+			if r.has(id) {
+				addBit(dst, id)
+			}
+		}
+		return
+	}
+	for _, id := range p.ids[lo:hi] {
+		if r.has(id) {
 			delBit(dst, id)
 		}
 	}
@@ -171,19 +188,33 @@ func opSpans(op extra.Op, i, j, n uint32) (out [2]span) {
 	return out
 }
 
-// sink is a leaf's destination words; until clean is set they still hold
-// stale data, so the first full-width write may assign instead of OR.
+// sink is a leaf's destination: the words [lo, hi) of dst, the only ones
+// it writes; until clean is set they still hold stale data, so the first
+// full-width write may assign instead of OR.
 type sink struct {
-	dst   []uint64
-	clean bool
+	dst    []uint64
+	lo, hi int
+	clean  bool
 }
 
 func (k *sink) prepare() {
 	if !k.clean {
-		clear(k.dst)
+		clear(k.dst[k.lo:k.hi])
 		k.clean = true
 	}
 }
+
+// ids is the range of ids whose bits lie in the sink's words.
+func (k *sink) ids() idRange { return idRange{uint32(k.lo) * 64, uint32(k.hi) * 64} }
+
+// idRange is the ids [lo, hi) a write may touch.
+type idRange struct{ lo, hi uint32 }
+
+// allIDs lets a write touch any id.
+var allIDs = idRange{0, math.MaxUint32}
+
+// has reports whether id lies in r.
+func (r idRange) has(id uint32) bool { return id-r.lo < r.hi-r.lo }
 
 // nearest returns the index of the checkpoint closest to x.
 func (p *postings) nearest(x uint32) int {
@@ -209,11 +240,14 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 	if m == 0 {
 		return
 	}
-	if len(p.ck) == 0 || m*2 < p.w1-p.w0 {
+	// The words a checkpoint pass covers: the column's, inside the sink's.
+	w0 := min(max(p.w0, k.lo), p.w1)
+	w1 := max(w0, min(p.w1, k.hi))
+	if len(p.ck) == 0 || m*2 < w1-w0 {
 		k.prepare()
 		for _, s := range ss {
 			if s.hi > s.lo {
-				p.setBits(k.dst, s.lo, s.hi)
+				p.writeBits(k.dst, s.lo, s.hi, true, k.ids())
 			}
 		}
 		return
@@ -227,21 +261,32 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 			n++
 		}
 	}
-	d := k.dst[p.w0:p.w1]
+	d := k.dst[w0:w1]
+	// cut is a checkpoint's words over d (nil stays nil: no members).
+	cut := func(c int) []uint64 {
+		if p.pre[c] == nil {
+			return nil
+		}
+		return p.pre[c][w0-p.w0 : w1-p.w0]
+	}
 	// On stale words the first pass assigns: no separate clearing pass.
 	assign := !k.clean
 	if assign {
-		clear(k.dst[:p.w0])
-		clear(k.dst[p.w1:])
+		if w0 < w1 {
+			clear(k.dst[k.lo:w0])
+			clear(k.dst[w1:k.hi])
+		} else {
+			clear(k.dst[k.lo:k.hi])
+		}
 		k.clean = true
 	}
 	if n == 2 && a[0] < b[0] && a[1] < b[1] && assign && p.pre[a[1]] != nil {
 		// Both spans of a != in one pass.
-		spanWords2(d, p.pre[b[0]], p.pre[a[0]], p.pre[b[1]], p.pre[a[1]])
+		spanWords2(d, cut(b[0]), cut(a[0]), cut(b[1]), cut(a[1]))
 	} else {
 		for t := 0; t < n; t++ {
 			if a[t] < b[t] {
-				spanWords(d, p.pre[b[t]], p.pre[a[t]], assign)
+				spanWords(d, cut(b[t]), cut(a[t]), assign)
 				assign = false
 			}
 		}
@@ -249,16 +294,17 @@ func (p *postings) writeSpans(k *sink, ss [2]span) {
 			clear(d)
 		}
 	}
+	r := k.ids()
 	for t := 0; t < n; t++ {
-		p.patch(k.dst, ss[:n], ss[t].lo, p.ck[a[t]])
-		p.patch(k.dst, ss[:n], ss[t].hi, p.ck[b[t]])
+		p.patch(k.dst, ss[:n], ss[t].lo, p.ck[a[t]], r)
+		p.patch(k.dst, ss[:n], ss[t].hi, p.ck[b[t]], r)
 	}
 }
 
-// patch sets the ids at positions between x and c to their exact
+// patch sets the ids in r at positions between x and c to their exact
 // membership in ss, touching each id once: set inside a span, cleared
 // outside.
-func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
+func (p *postings) patch(dst []uint64, ss []span, x, c uint32, r idRange) {
 	lo, hi := min(x, c), max(x, c)
 	for pos := lo; pos < hi; {
 		in, end := false, hi
@@ -271,7 +317,7 @@ func (p *postings) patch(dst []uint64, ss []span, x, c uint32) {
 				end = min(end, s.lo)
 			}
 		}
-		p.writeBits(dst, pos, end, in)
+		p.writeBits(dst, pos, end, in, r)
 		pos = end
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 
@@ -13,10 +14,12 @@ import (
 // the node id), where the patches between a checkpoint and the exact
 // boundary write runs of consecutive ids a word at a time, against the
 // per-node reference: with every node carrying the key, and with nodes
-// lacking it or holding a string that break the runs into pieces.
+// lacking it or holding a string that break the runs into pieces; over the
+// whole cluster and over random windows of words (ExtraLeafIn).
 func TestLeavesOverValuesRisingWithTheIDMatchNaive(t *testing.T) {
 	const n = 5000
 	ops := []extra.Op{extra.Eq, extra.Ne, extra.Lt, extra.Le, extra.Gt, extra.Ge}
+	r := rand.New(rand.NewPCG(5, 8))
 	for _, holes := range []int{0, 97, 7} {
 		t.Run(fmt.Sprintf("holes=%d", holes), func(t *testing.T) {
 			nodes := make([]Node, n)
@@ -47,7 +50,9 @@ func TestLeavesOverValuesRisingWithTheIDMatchNaive(t *testing.T) {
 					num := v / 1000
 					o := Operand{Raw: strconv.FormatFloat(num, 'g', -1, 64), Num: num, NumOK: true, Bool: true}
 					s.ExtraLeaf("load", op, &o, dst)
-					sameWords(t, fmt.Sprintf("load %v %s", op, o.Raw), dst, ref.extraLeaf("load", op, &o))
+					want := ref.extraLeaf("load", op, &o)
+					sameWords(t, fmt.Sprintf("load %v %s", op, o.Raw), dst, want)
+					sameInWindow(t, r, s, "load", op, &o, want)
 				}
 			}
 		})

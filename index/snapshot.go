@@ -108,13 +108,25 @@ func (s *Snapshot) ExtraValue(id uint32, key string) extra.Value {
 // ExtraLeaf overwrites dst (at least Words() long) with the live nodes whose
 // extra value under key satisfies `value op v`.
 func (s *Snapshot) ExtraLeaf(key string, op extra.Op, v *Operand, dst []uint64) {
-	k := sink{dst: dst}
+	s.ExtraLeafIn(key, op, v, dst, 0, len(dst))
+}
+
+// ExtraLeafIn overwrites the words [lo, hi) of dst with those ExtraLeaf
+// writes there and leaves every other word as it was. A leaf that will be
+// intersected with a set whose members all lie in those words costs their
+// number, not the cluster's size.
+func (s *Snapshot) ExtraLeafIn(key string, op extra.Op, v *Operand, dst []uint64, lo, hi int) {
+	k := sink{dst: dst, lo: lo, hi: hi}
 	if c := s.b.cols[key]; c != nil {
 		c.writeLeaf(op, v, &k)
 	}
 	k.prepare()
+	r := k.ids()
 	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
 		for _, e := range list {
+			if !r.has(e.id) {
+				continue
+			}
 			var match bool
 			if e.n != nil {
 				ev, _ := e.kv.get(key)

@@ -178,8 +178,17 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 		case OpExtra:
 			sp++
 			l := &p.extras[in.A]
-			s.ExtraLeaf(l.Key, l.Op, &l.Operand, st[sp])
-			win[sp] = tight(st[sp], 0, words)
+			// Explaining counts each leaf's whole set: it is not bounded.
+			if p.within == nil || p.within[pc] == unbounded || steps != nil {
+				s.ExtraLeaf(l.Key, l.Op, &l.Operand, st[sp])
+				win[sp] = tight(st[sp], 0, words)
+				break
+			}
+			w := win[sp-1]
+			if p.within[pc] == belowTwo {
+				w = intersect(win[sp-2], w)
+			}
+			boundedExtra(s, l, st[sp], &win[sp], w)
 		case OpProperty:
 			sp++
 			clear(st[sp][win[sp].lo:max(win[sp].lo, win[sp].hi)])
@@ -250,6 +259,25 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 		}
 	}
 	return st[0][:win[0].hi]
+}
+
+// boundedExtra writes into dst, whose window is *win, the leaf l exactly
+// inside window w and nothing outside it, and sets *win: for a leaf that
+// will be intersected with a set inside w, only w's words can matter.
+func boundedExtra(s *index.Snapshot, l *ExtraLeaf, dst []uint64, win *window, w window) {
+	old := *win
+	if w.lo >= w.hi {
+		clear(dst[old.lo:max(old.lo, old.hi)])
+		*win = window{}
+		return
+	}
+	s.ExtraLeafIn(l.Key, l.Op, &l.Operand, dst, w.lo, w.hi)
+	// What the slot's last use left outside w.
+	if old.lo < old.hi {
+		clear(dst[old.lo:max(old.lo, min(old.hi, w.lo))])
+		clear(dst[min(old.hi, max(old.lo, w.hi)):old.hi])
+	}
+	*win = tight(dst, w.lo, w.hi)
 }
 
 // intersect is the window of the words two windows share (lo >= hi when

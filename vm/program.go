@@ -114,6 +114,79 @@ type Program struct {
 	rankSrc  []srcRange // by rankSets index
 	hostSets []HostSet
 	depth    int
+	// within[pc] bounds the Extra leaf at pc by the sets it is intersected
+	// with (see leafBounds); nil when no leaf is bounded.
+	within []bound
+}
+
+// bound is how far the set of an Extra leaf matters: everywhere, or only
+// inside the window of the set below it (an And, an AndNot, or the first
+// operand of an And2 pops it), or of the two below it (the second operand
+// of an And2).
+type bound uint8
+
+const (
+	unbounded bound = iota
+	belowOne
+	belowTwo
+)
+
+// leafBounds finds the Extra leaves whose set meets nothing but an
+// intersection with the sets below it: between the leaf and the And, And2
+// or AndNot that pops it there is no jump and no instruction that writes
+// the leaf's slot, so the sets below are those the leaf is then
+// intersected with, as they are when it runs. Such a leaf need be exact
+// only inside their windows. It returns nil when there is none.
+func leafBounds(code []Instr) []bound {
+	var out []bound
+	for pc, in := range code {
+		if in.Op != OpExtra {
+			continue
+		}
+		if b := leafBound(code[pc+1:]); b != unbounded {
+			if out == nil {
+				out = make([]bound, len(code))
+			}
+			out[pc] = b
+		}
+	}
+	return out
+}
+
+// leafBound is the bound of a leaf followed by next.
+func leafBound(next []Instr) bound {
+	top := 0 // slots pushed above the leaf's
+	for _, in := range next {
+		switch in.Op {
+		case OpFalse, OpTrue, OpExtra, OpProperty, OpRanks, OpHosts:
+			top++
+		case OpNot:
+			if top == 0 {
+				return unbounded
+			}
+		case OpAnd, OpOr, OpAndNot:
+			switch {
+			case top == 0 && in.Op != OpOr:
+				return belowOne
+			case top <= 1:
+				return unbounded
+			}
+			top--
+		case OpAnd2, OpOr2:
+			switch {
+			case top == 0 && in.Op == OpAnd2:
+				return belowTwo
+			case top == 1 && in.Op == OpAnd2:
+				return belowOne
+			case top <= 2:
+				return unbounded
+			}
+			top -= 2
+		default: // a jump
+			return unbounded
+		}
+	}
+	return unbounded
 }
 
 // Len is the number of instructions.
@@ -309,6 +382,7 @@ func (b *Builder) Program() (*Program, error) {
 		return nil, fmt.Errorf("%w: ends with %d sets on the stack, want 1", ErrInvalidProgram, b.depth)
 	}
 	p := b.p
+	p.within = leafBounds(p.code)
 	return &p, nil
 }
 
