@@ -111,17 +111,30 @@ func (p *postings) writeBits(dst []uint64, lo, hi uint32, on bool, r idRange) {
 		}
 		return
 	}
-	if on {
-		for _, id := range p.ids[lo:hi] {
+	ids := p.ids[lo:hi]
+	// A range holding every id of dst needs no test per id: the leaves of
+	// a whole cluster set thousands of scattered bits this way.
+	all := r.lo == 0 && uint64(r.hi) >= 64*uint64(len(dst))
+	switch {
+	case all && on:
+		for _, id := range ids {
+			addBit(dst, id)
+		}
+	case all:
+		for _, id := range ids {
+			delBit(dst, id)
+		}
+	case on:
+		for _, id := range ids {
 			if r.has(id) {
 				addBit(dst, id)
 			}
 		}
-		return
-	}
-	for _, id := range p.ids[lo:hi] {
-		if r.has(id) {
-			delBit(dst, id)
+	default:
+		for _, id := range ids {
+			if r.has(id) {
+				delBit(dst, id)
+			}
 		}
 	}
 }

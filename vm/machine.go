@@ -188,6 +188,11 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			if p.within[pc] == belowTwo {
 				w = intersect(win[sp-2], w)
 			}
+			if (words-(w.hi-w.lo))*8 < words {
+				// Nearly every word: bounding saves little and would
+				// test each scattered id the leaf patches.
+				w = window{0, words}
+			}
 			boundedExtra(s, l, st[sp], &win[sp], w)
 		case OpProperty:
 			sp++
