@@ -70,6 +70,8 @@ type Answer struct {
 // from its configuration for it (extra), and the candidates.
 type Memo struct {
 	m map[uint64][]*memoEntry
+	// free holds the entries Reset dropped, whose storage Put reuses.
+	free []*memoEntry
 }
 
 type memoEntry struct {
@@ -94,16 +96,39 @@ func (m *Memo) Get(s *Shape, extra int, cand bitset.Set) (*Answer, bool) {
 
 // Put remembers a, copying its nodes and cand, and returns the copy.
 func (m *Memo) Put(s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
-	if m.m == nil || len(m.m) >= memoLimit {
+	if m.m == nil {
 		m.m = map[uint64][]*memoEntry{}
 	}
-	e := &memoEntry{shape: *s, extra: extra, cand: cand.Clone(), Answer: a}
-	if a.Nodes != nil {
-		e.Nodes = a.Nodes.Clone()
+	if len(m.m) >= memoLimit {
+		m.Reset()
+	}
+	var e *memoEntry
+	if k := len(m.free); k > 0 {
+		e, m.free = m.free[k-1], m.free[:k-1]
+		nodes := e.Nodes
+		*e = memoEntry{shape: *s, extra: extra, cand: append(e.cand[:0], cand...), Answer: a}
+		if a.Nodes != nil {
+			e.Nodes = append(nodes[:0], a.Nodes...)
+		}
+	} else {
+		e = &memoEntry{shape: *s, extra: extra, cand: cand.Clone(), Answer: a}
+		if a.Nodes != nil {
+			e.Nodes = a.Nodes.Clone()
+		}
 	}
 	h := memoHash(s, extra, cand)
 	m.m[h] = append(m.m[h], e)
 	return &e.Answer
+}
+
+// Reset forgets every answer; their storage serves the next ones, so an
+// answer Get or Put returned before is no longer valid.
+func (m *Memo) Reset() {
+	for h, es := range m.m {
+		m.free = append(m.free, es...)
+		clear(es)
+		delete(m.m, h)
+	}
 }
 
 // memoHash mixes the candidates and the fields that tell a pass's

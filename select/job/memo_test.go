@@ -95,3 +95,39 @@ func TestMemoKeepsAnswersApart(t *testing.T) {
 		t.Error("StartAt")
 	}
 }
+
+// TestMemoAfterResetKnowsOnlyNewAnswers: Reset forgets every answer, and
+// the answers put after it (in the storage of the old ones) are the new
+// ones, nodes and candidates copied, whatever the caller's buffers hold
+// afterwards.
+func TestMemoAfterResetKnowsOnlyNewAnswers(t *testing.T) {
+	var m Memo
+	shape := func(n int) *Shape { return &Shape{MinNodes: n, Partition: "p"} }
+	cand, nodes := bitset.New(200), bitset.New(200)
+	for round := 0; round < 3; round++ {
+		for k := 1; k <= 50; k++ {
+			clear(cand)
+			cand.Add(uint32(k + round))
+			clear(nodes)
+			nodes.Add(uint32(2*k + round))
+			m.Put(shape(k), round, cand, Answer{Nodes: nodes, End: int64(100*round + k)})
+		}
+		clear(nodes)
+		for k := 1; k <= 50; k++ {
+			clear(cand)
+			cand.Add(uint32(k + round))
+			a, ok := m.Get(shape(k), round, cand)
+			if !ok || a.End != int64(100*round+k) || a.Nodes.Count() != 1 || !a.Nodes.Has(uint32(2*k+round)) {
+				t.Fatalf("round %d, key %d: got %+v, %v", round, k, a, ok)
+			}
+			if round > 0 {
+				clear(cand)
+				cand.Add(uint32(k + round - 1))
+				if _, ok := m.Get(shape(k), round-1, cand); ok {
+					t.Fatalf("round %d, key %d: an answer from before Reset", round, k)
+				}
+			}
+		}
+		m.Reset()
+	}
+}

@@ -37,6 +37,12 @@ type releaseChain struct {
 type freeOrder struct {
 	nodes []uint32
 	at    []int
+	// stale marks an order of an earlier state, whose storage the next
+	// freedAt for its maxRun reuses.
+	stale bool
+	// excl, run, tot, count and next are freedAt's working storage.
+	excl, run, tot, count []int32
+	next                  []int
 }
 
 // chain is the release chain of the current state, rebuilt when the state
@@ -56,10 +62,23 @@ func (p *Plugin) chain() *releaseChain {
 		return 0
 	})
 	st := p.st
-	p.rel = &releaseChain{base: st, gen: st.gen, running: running,
-		scratch: &state{mem: slices.Clone(st.mem), excl: slices.Clone(st.excl), run: slices.Clone(st.run), tot: slices.Clone(st.tot)},
-		marked:  bitset.New(p.cl.N), freed: map[int]*freeOrder{}}
-	return p.rel
+	c := p.rel
+	if c == nil || len(c.marked) != len(bitset.New(p.cl.N)) {
+		c = &releaseChain{scratch: &state{}, marked: bitset.New(p.cl.N), freed: map[int]*freeOrder{}}
+	}
+	// The last chain's storage is reused: a replay changes the state
+	// thousands of times, and the chains were most of its allocations.
+	c.base, c.gen, c.running = st, st.gen, running
+	s := c.scratch
+	s.mem, s.excl, s.run, s.tot = append(s.mem[:0], st.mem...), append(s.excl[:0], st.excl...), append(s.run[:0], st.run...), append(s.tot[:0], st.tot...)
+	clear(c.marked)
+	c.touched = c.touched[:0]
+	for _, o := range c.freed {
+		o.stale = true
+	}
+	c.memo.Reset()
+	p.rel = c
+	return c
 }
 
 // release takes j off the scratch books as state.remove(j, true) does.
@@ -93,13 +112,20 @@ func (c *releaseChain) reset() {
 
 // freedAt is the chain's freeOrder for maxRun, made on first use.
 func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
-	if o := c.freed[maxRun]; o != nil {
+	o := c.freed[maxRun]
+	if o != nil && !o.stale {
 		return o
 	}
+	if o == nil {
+		o = &freeOrder{}
+	}
+	o.stale = false
 	n := len(c.running)
-	excl, run, tot := slices.Clone(c.base.excl), slices.Clone(c.base.run), slices.Clone(c.base.tot)
+	o.excl, o.run, o.tot = append(o.excl[:0], c.base.excl...), append(o.run[:0], c.base.run...), append(o.tot[:0], c.base.tot...)
+	excl, run, tot := o.excl, o.run, o.tot
 	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
-	count := make([]int32, p.cl.N) // release count, n+1: never
+	o.count = slices.Grow(o.count[:0], p.cl.N)[:p.cl.N]
+	count := o.count // release count, n+1: never
 	for id := range count {
 		count[id] = int32(n + 1)
 		if fits(uint32(id)) {
@@ -120,14 +146,17 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 			}
 		}
 	}
-	o := &freeOrder{nodes: make([]uint32, p.cl.N), at: make([]int, n+3)}
+	o.nodes = slices.Grow(o.nodes[:0], p.cl.N)[:p.cl.N]
+	o.at = slices.Grow(o.at[:0], n+3)[:n+3]
+	clear(o.at)
 	for _, k := range count {
 		o.at[k+1]++
 	}
 	for k := 1; k < len(o.at); k++ {
 		o.at[k] += o.at[k-1]
 	}
-	next := slices.Clone(o.at)
+	o.next = append(o.next[:0], o.at...)
+	next := o.next
 	for id, k := range count {
 		o.nodes[next[k]] = uint32(id)
 		next[k]++
