@@ -792,10 +792,15 @@ func (r *lineParser) flushNames() {
 	r.names, r.nameEnd = r.names[:0], r.nameEnd[:0]
 }
 
-// uniqueNames reports whether no two nodes share a name, with a table of
-// node indexes by name hash: 4 bytes a slot, where a map of names would
-// cost tens of bytes a node.
+// uniqueNames reports whether no two nodes share a name. Names that ascend
+// (ascendingNames), as a cluster's usually do, are unique at a glance;
+// others are checked with a table of node indexes by name hash: 4 bytes a
+// slot, where a map of names would cost tens of bytes a node, but a cache
+// miss or two a node.
 func uniqueNames(nodes []index.Node) bool {
+	if ascendingNames(nodes) {
+		return true
+	}
 	size := 1
 	for size < 2*len(nodes) {
 		size <<= 1
@@ -812,6 +817,19 @@ func uniqueNames(nodes []index.Node) bool {
 			if nodes[table[s]-1].Name == nodes[i].Name {
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// ascendingNames reports whether every node's name sorts after the one
+// before it, shorter names first and names of one length in byte order:
+// node1 ... node10, or zero-padded names.
+func ascendingNames(nodes []index.Node) bool {
+	for i := 1; i < len(nodes); i++ {
+		a, b := nodes[i-1].Name, nodes[i].Name
+		if len(a) > len(b) || (len(a) == len(b) && a >= b) {
+			return false
 		}
 	}
 	return true

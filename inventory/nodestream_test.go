@@ -200,3 +200,27 @@ func TestOpensAsNodeLinesReadsTheFirstLine(t *testing.T) {
 		t.Error("a missing file opens as node lines")
 	}
 }
+
+func TestUniqueNamesWithAndWithoutOrder(t *testing.T) {
+	tests := []struct {
+		names []string
+		want  bool
+	}{
+		{[]string{"n1", "n2", "n10", "n11"}, true},
+		{[]string{"n01", "n02", "n03"}, true},
+		{[]string{"n1", "n2", "n2", "n3"}, false},
+		{[]string{"n2", "n1", "n10"}, true},
+		{[]string{"n2", "n10", "n1", "n10"}, false},
+		{[]string{"b", "a", "b"}, false},
+		{[]string{"a"}, true},
+	}
+	for _, tt := range tests {
+		nodes := make([]index.Node, len(tt.names))
+		for i, name := range tt.names {
+			nodes[i].Name = name
+		}
+		if got := uniqueNames(nodes); got != tt.want {
+			t.Errorf("uniqueNames(%q) = %t, want %t", tt.names, got, tt.want)
+		}
+	}
+}

@@ -51,9 +51,21 @@ func (f *nodesFlags) parse() (inventory.Spec, error) {
 
 // load reads the inventory, printing its warnings to stderr.
 func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, error) {
-	restore := pauseGC(spec)
+	c, resume, err := f.loadPaused(cmd, spec)
+	resume()
+	return c, err
+}
+
+// loadPaused is load with the collector left as pauseGC set it for the
+// caller to resume, once it has built what it needs of the inventory.
+func (f *nodesFlags) loadPaused(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, func(), error) {
+	resume := pauseGC(spec)
+	c, err := f.read(cmd, spec)
+	return c, resume, err
+}
+
+func (f *nodesFlags) read(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, error) {
 	c, warnings, err := spec.LoadCluster()
-	restore()
 	if c != nil {
 		limitMemory(len(c.Nodes))
 	}
@@ -69,7 +81,10 @@ func (f *nodesFlags) load(cmd *cobra.Command, spec inventory.Spec) (*inventory.C
 
 // indexed reads the inventory of spec and builds its index.
 func (f *nodesFlags) indexed(cmd *cobra.Command, spec inventory.Spec) (*inventory.Cluster, *index.Snapshot, error) {
-	c, err := f.load(cmd, spec)
+	// The index is built with the collector still paused: the memory limit
+	// then starts the collections it needs.
+	c, resume, err := f.loadPaused(cmd, spec)
+	defer resume()
 	if err != nil {
 		return nil, nil, err
 	}
