@@ -64,3 +64,37 @@ func TestSbatchArgsFromSpec(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// TestParseSdiagKeysBySection: each section's "Total cycles" is its own key
+// (the recorder's main_cycles and backfill_cycles), read from sdiag output
+// of Slurm 26.11.
+func TestParseSdiagKeysBySection(t *testing.T) {
+	out := `Jobs submitted: 329
+Main schedule statistics (microseconds):
+	Last cycle:   34
+	Total cycles: 129
+	Cycles per minute: 129
+
+Main scheduler exit:
+	End of job queue:129
+
+Backfilling stats
+	Total backfilled jobs (since last slurm start): 52
+	Total cycles: 40
+	Last cycle when: Thu Nov 26 07:39:04 2026 (1795678744)
+`
+	got := parseSdiag(out)
+	for key, want := range map[string]string{
+		"main Total cycles":     "129",
+		"backfill Total cycles": "40",
+		"main Last cycle":       "34",
+		"main End of job queue": "129",
+	} {
+		if got[key] != want {
+			t.Errorf("%s: %q, want %q", key, got[key], want)
+		}
+	}
+	if _, ok := got["Jobs submitted"]; ok {
+		t.Errorf("a line before any section was read: %v", got)
+	}
+}
