@@ -447,14 +447,43 @@ func (q *Queue) preemptJob(v *Job, by uint32, mode PreemptMode, now int64, p *Pa
 	} else if now < v.End {
 		return
 	}
-	q.endPreempted(v, by, mode, now, p)
+	// Its nodes come free as their epilogs report, after this pass: the
+	// waiting preemptor is started by the main pass that follows, not by
+	// a backfill cycle in the same second.
+	q.endPreempted(v, by, mode, now, p, true)
+}
+
+// completingJob is a victim killed or requeued at at whose resources the
+// select plugin still holds.
+type completingJob struct {
+	id uint32
+	at int64
+}
+
+// releaseCompleting frees the resources of the victims preempted before
+// now; their epilogs queue a main pass (Tick runs it at now).
+func (q *Queue) releaseCompleting(now int64) {
+	keep := q.completing[:0]
+	for _, c := range q.completing {
+		if c.at >= now {
+			keep = append(keep, c)
+			continue
+		}
+		_ = q.plugin.Fini(c.id)
+		q.clock.update = now
+		q.clock.immediate = true
+	}
+	q.completing = keep
 }
 
 // endPreempted stops victim v at now: requeued (pending again, eligible
 // after requeue_delay, reason BeginTime) when mode is REQUEUE and the job
-// may be requeued, else killed (state PREEMPTED).
-func (q *Queue) endPreempted(v *Job, by uint32, mode PreemptMode, now int64, p *Pass) {
-	if err := q.plugin.Fini(v.ID); err != nil {
+// may be requeued, else killed (state PREEMPTED). Its resources are
+// freed at once, or with completing by the first pass after now.
+func (q *Queue) endPreempted(v *Job, by uint32, mode PreemptMode, now int64, p *Pass, completing bool) {
+	if completing {
+		q.completing = append(q.completing, completingJob{id: v.ID, at: now})
+	} else if err := q.plugin.Fini(v.ID); err != nil {
 		return
 	}
 	if q.opt.Limits != nil {
@@ -499,7 +528,7 @@ func (q *Queue) graceEnds(now int64, p *Pass) {
 	}
 	for _, id := range q.ids {
 		if v := q.jobs[id].j; v.State == Running && v.PreemptTime != 0 && v.End <= now {
-			q.endPreempted(v, 0, q.jobMode(v), now, p)
+			q.endPreempted(v, 0, q.jobMode(v), now, p, false)
 		}
 	}
 }
@@ -856,7 +885,7 @@ func (q *Queue) gangPreempt(j *Job, victims []uint32, now int64, p *Pass) {
 			q.suspendVictim(v, now)
 			p.Preempted = append(p.Preempted, PreemptEvent{Victim: id, Preemptor: j.ID, Mode: PreemptSuspend, End: now})
 		case PreemptCancel, PreemptRequeue:
-			q.endPreempted(v, j.ID, mode, now, p)
+			q.endPreempted(v, j.ID, mode, now, p, false)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -329,4 +330,45 @@ func FuzzParsePreemptSettings(f *testing.F) {
 			t.Fatalf("%q read as %v %+v, printed %q, read back as %v %+v (%v)", s, m, fl, text, m2, fl2, err)
 		}
 	})
+}
+
+// TestPreemptorChainEndsWithinTheSecond: under Tick, victims killed in a
+// main pass come free at their epilogs within the second, and each epilog's
+// main pass starts the waiting preemptor and lets the next one preempt; a
+// backfill pass in the same second as the kill does not see their nodes
+// free.
+func TestPreemptorChainEndsWithinTheSecond(t *testing.T) {
+	f := preemptFixture(t, Backfill{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, Partition{}, false)
+	v1 := f.runLo(1, "n1,n2", 100)
+	v2 := f.runLo(2, "n3,n4", 100)
+	hi1 := f.submit(3, 20, "nodes=2,partition=hipart,time=10")
+	hi2 := f.submit(4, 10, "nodes=2,partition=hipart,time=10")
+	f.q.Tick(990) // the timers start
+	f.q.Tick(1000)
+	for _, c := range []struct {
+		j    *Job
+		want string
+	}{{v1, "PREEMPTED None"}, {v2, "PREEMPTED None"}, {hi1, "RUNNING n1,n2"}, {hi2, "RUNNING n3,n4"}} {
+		if got := f.outcome(c.j); got != c.want {
+			t.Errorf("job %d after one Tick: %s, want %s", c.j.ID, got, c.want)
+		}
+	}
+	if hi1.Start != 1000 || hi2.Start != 1000 {
+		t.Errorf("preemptors started at %d and %d, want 1000", hi1.Start, hi2.Start)
+	}
+
+	g := preemptFixture(t, Backfill{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, Partition{}, false)
+	g.runLo(1, "n1,n2,n3,n4", 100)
+	hi := g.submit(2, 10, "nodes=2,partition=hipart,time=10")
+	lo := g.submit(3, 5, "nodes=1,partition=lo,time=10")
+	p := &Pass{}
+	g.q.MainPass(1000, true, p)
+	g.q.BackfillPass(1000, p)
+	if got, got2 := g.outcome(hi), g.outcome(lo); got != "PENDING Resources" || strings.HasPrefix(got2, "RUNNING") {
+		t.Errorf("same second: preemptor %s, low job %s; want the victim's nodes still busy", got, got2)
+	}
+	g.q.MainPass(1001, true, p)
+	if got := g.outcome(hi); got != "RUNNING n1,n2" {
+		t.Errorf("next second: preemptor %s", got)
+	}
 }

@@ -131,6 +131,9 @@ type Queue struct {
 	bfEnds  runEnds
 	bfReq   job.Request
 	bfLast  bfReuse
+	// completing are the preempted jobs whose resources the plugin holds
+	// until the next pass (releaseCompleting).
+	completing []completingJob
 	// partSize is each partition's CPUs and nodes, counted once.
 	partSize map[string][2]int
 }
@@ -564,6 +567,7 @@ type record struct {
 // (held, dependency and begin-time tests) gets one record per partition
 // that passes job_limits_check, sorted in sort_job_queue2's order.
 func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
+	q.releaseCompleting(now)
 	// The records of the last pass are done with: their storage is reused.
 	out := q.recBuf[:0]
 	var last partLookup

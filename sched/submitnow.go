@@ -10,6 +10,7 @@ import "cmp"
 // preemption included; any other waits for a pass. p collects what
 // happened.
 func (q *Queue) AllocateAtSubmit(id uint32, now int64, p *Pass) {
+	q.releaseCompleting(now)
 	e, ok := q.jobs[id]
 	if !ok || e.j.State != Pending || e.j.Priority == 0 {
 		return

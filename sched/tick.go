@@ -30,9 +30,15 @@ func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 // anything changed since the last one (_more_work), or for builtin its
 // start-time estimates every interval. sched_min_interval (microseconds)
 // is below the clock's resolution.
+// maxEpilogPasses bounds the main passes one Tick runs for its victims'
+// epilogs (a chain of preemptors, each waiting for the last one's
+// victims).
+const maxEpilogPasses = 64
+
 func (q *Queue) Tick(now int64) *Pass {
 	c := &q.clock
 	p := &Pass{}
+	q.releaseCompleting(now)
 	q.graceEnds(now, p)
 	if !c.started {
 		c.started = true
@@ -59,6 +65,14 @@ func (q *Queue) Tick(now int64) *Pass {
 	if call {
 		c.lastMain = now
 		q.MainPass(now, full, p)
+	}
+	// The victims a pass killed or requeued end within the second: each
+	// epilog queues a main pass, which runs before the next backfill cycle
+	// and starts their waiting preemptor (and may preempt for the next).
+	for i := 0; i < maxEpilogPasses && len(q.completing) > 0; i++ {
+		q.releaseCompleting(now + 1)
+		c.immediate = false
+		q.MainPass(now, false, p)
 	}
 	switch q.sched.(type) {
 	case Backfill:
