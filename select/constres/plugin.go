@@ -860,7 +860,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 			return a, err
 		}
 	}
-	return futureBatches(running, i, r.PlanEnd, func(j *record) bool { return onAny(j, cand) }, p.willRunTimer(), func(k int) {
+	return futureBatches(running, i, r.PlanEnd, func(k int) bool { return onAny(running[k], cand) }, p.willRunTimer(), func(k int) {
 		p.removeJob(exp, running[k], true)
 		removed = append(removed, running[k])
 	}, func(int, int) (*job.Allocation, bool, error) { return try() })

@@ -42,6 +42,7 @@ type releaseChain struct {
 	released    []bool       // per running index: released in scratch
 	done        []int32      // the released indexes, reused
 	coreMasks   [][]coreMask
+	nodeMasks   [][]coreMask // per running index: its node ids as words, made once
 	states      []releaseState
 	clock       uint64
 	// memo holds WillRunDense's answers on this state.
@@ -90,7 +91,7 @@ func (p *Plugin) chain() *releaseChain {
 		}
 	}
 	p.rel = &releaseChain{base: p.st, gen: p.st.gen, running: running, free: free, freeAny: freeAny, nodeJobs: nodeJobs,
-		released: make([]bool, len(running)), coreMasks: make([][]coreMask, len(running)),
+		released: make([]bool, len(running)), coreMasks: make([][]coreMask, len(running)), nodeMasks: make([][]coreMask, len(running)),
 		reachStep: max(minReachStep, len(running)/256)}
 	return p.rel
 }
@@ -275,11 +276,29 @@ func (c *releaseChain) walk(now, end int64, cand bitset.Set, spent func() bool, 
 			return a, err
 		}
 	}
-	return futureBatches(running, i, end, func(j *record) bool { return onAny(j, cand) }, spent, func(k int) {
+	return futureBatches(running, i, end, func(k int) bool { return c.onAny(k, cand) }, spent, func(k int) {
 		if bound != nil {
 			bound.release(running[k])
 		}
 	}, test)
+}
+
+// onAny is onAny(running[k], cand) a word of node ids at a time.
+func (c *releaseChain) onAny(k int, cand bitset.Set) bool {
+	ms := c.nodeMasks[k]
+	if ms == nil {
+		ms = []coreMask{}
+		for _, id := range c.running[k].nodes {
+			ms = addBit(ms, int(id))
+		}
+		c.nodeMasks[k] = ms
+	}
+	for _, m := range ms {
+		if cand[m.w]&m.m != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // onAny reports whether job j holds a node of cand.
@@ -297,15 +316,15 @@ const yearSeconds = 365 * 24 * 60 * 60
 
 // futureBatches is _future_run_test's loop over the running jobs from i on
 // (in end order), up to the first that ends after end (when end is not
-// zero: will_run_data_t's end): a job on none of the candidates (on false)
-// is skipped;
+// zero: will_run_data_t's end): a job on none of the candidates (on(k)
+// false) is skipped;
 // the others are released in batches, and test is asked after each with
 // running[:n] released and last the latest released. The windows are
 // measured from one barrier, the first released job's end rounded up to
 // the next 30 s: a batch takes jobs while the next job in end order ends
 // within the barrier plus the window (30 s at first); after a failed test
 // the window doubles until that next job ends within it.
-func futureBatches(running []*record, i int, end int64, on func(*record) bool, spent func() bool, release func(k int), test func(n, last int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
+func futureBatches(running []*record, i int, end int64, on func(k int) bool, spent func() bool, release func(k int), test func(n, last int) (*job.Allocation, bool, error)) (*job.Allocation, error) {
 	window, barrier := int64(30), int64(0)
 	for i < len(running) {
 		last, next := -1, int64(-1)
@@ -317,7 +336,7 @@ func futureBatches(running []*record, i int, end int64, on func(*record) bool, s
 			}
 			k := i
 			i++
-			if !on(running[k]) {
+			if !on(k) {
 				continue
 			}
 			if barrier == 0 {
@@ -413,7 +432,8 @@ func (p *Plugin) releaseFor(c *releaseChain, seen bitset.Set, n int) (*state, bi
 	}
 }
 
-// coreMask is one word of a job's cores in a core bitset.
+// coreMask is one word of a bitset: of a job's cores in a core bitset, or
+// of its nodes (nodeMasks).
 type coreMask struct {
 	w int
 	m uint64
@@ -424,23 +444,24 @@ func (p *Plugin) masks(c *releaseChain, k int32) []coreMask {
 	if c.coreMasks[k] != nil {
 		return c.coreMasks[k]
 	}
-	var out []coreMask
+	out := []coreMask{}
 	rec := c.running[k]
 	for i, id := range rec.nodes {
 		for _, core := range rec.cores[i] {
-			b := p.coreOff[id] + core
-			if n := len(out); n > 0 && out[n-1].w == b>>6 {
-				out[n-1].m |= 1 << (b & 63)
-			} else {
-				out = append(out, coreMask{w: b >> 6, m: 1 << (b & 63)})
-			}
+			out = addBit(out, p.coreOff[id]+core)
 		}
-	}
-	if out == nil {
-		out = []coreMask{}
 	}
 	c.coreMasks[k] = out
 	return out
+}
+
+// addBit adds bit b to the words ms, which hold bits in increasing order.
+func addBit(ms []coreMask, b int) []coreMask {
+	if n := len(ms); n > 0 && ms[n-1].w == b>>6 {
+		ms[n-1].m |= 1 << (b & 63)
+		return ms
+	}
+	return append(ms, coreMask{w: b >> 6, m: 1 << (b & 63)})
 }
 
 // release is removeJob(scratch, running[k], true) a word at a time, but
