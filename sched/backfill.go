@@ -118,7 +118,7 @@ recordLoop:
 				continue
 			}
 		}
-		pr := e.parts[r.part]
+		pr := e.part(r.part)
 		if pr.err != nil {
 			continue
 		}

@@ -127,7 +127,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 				continue
 			}
 		}
-		pr := e.parts[r.part]
+		pr := e.part(r.part)
 		req := pr.req
 		if j.Reason == ReasonReqNodeNotAvail && req.RequiredSet != nil && !req.RequiredSet.IsEmpty() && !isSubset(req.RequiredSet, avail) {
 			continue
@@ -478,7 +478,7 @@ func (q *Queue) estimateStarts(now int64) {
 		if cnt-1 > q.cfg.BuiltinMaxJobTest {
 			break
 		}
-		pr := e.parts[r.part]
+		pr := e.part(r.part)
 		if pr.err != nil {
 			continue
 		}

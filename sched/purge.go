@@ -6,13 +6,13 @@ package sched
 // simulation purges ended jobs so that the passes do not walk them. It
 // returns how many jobs it removed.
 func (q *Queue) PurgeFinished() int {
-	kept := q.ids[:0]
-	for _, id := range q.ids {
-		if q.jobs[id].j.State.Finished() {
+	kept, keptEnts := q.ids[:0], q.ents[:0]
+	for i, id := range q.ids {
+		if q.ents[i].j.State.Finished() {
 			delete(q.jobs, id)
 			continue
 		}
-		kept = append(kept, id)
+		kept, keptEnts = append(kept, id), append(keptEnts, q.ents[i])
 	}
 	n := len(q.ids) - len(kept)
 	if n > 0 {
@@ -20,6 +20,7 @@ func (q *Queue) PurgeFinished() int {
 		q.clock.changes++
 	}
 	clear(q.ids[len(kept):])
-	q.ids = kept
+	clear(q.ents[len(keptEnts):])
+	q.ids, q.ents = kept, keptEnts
 	return n
 }

@@ -110,6 +110,9 @@ type Queue struct {
 	cfg    Config
 	jobs   map[uint32]*entry
 	ids    []uint32 // in submit order
+	// ents are the entries of ids, in the same order: the passes walk
+	// them without a map lookup per job.
+	ents []*entry
 	// lowest is job_mgr.c's lowest_prio: the lowest priority given.
 	lowest uint32
 	// clock is what Tick knows of slurmctld's pass timers.
@@ -151,10 +154,22 @@ type entry struct {
 	// job, in dense form.
 	planned    bitset.Set
 	plannedRef *roaring.Bitmap
+	// first is parts[firstPart], the job's first partition's: most jobs
+	// have one, and the passes look it up per record.
+	firstPart string
+	first     *partReq
 }
 
 // partReq is a job's request in one partition and the candidates the chain
 // gives it there (nil when the partition refuses it).
+// part is the job's request in partition p.
+func (e *entry) part(p string) *partReq {
+	if p == e.firstPart {
+		return e.first
+	}
+	return e.parts[p]
+}
+
 type partReq struct {
 	// req asks for the limit the job starts with in the partition
 	// (select_nodes).
@@ -298,6 +313,7 @@ func (q *Queue) add(j *Job) (*entry, error) {
 		}
 		e.parts[p] = pr
 	}
+	e.firstPart, e.first = j.Partitions[0], e.parts[j.Partitions[0]]
 	return e, nil
 }
 
@@ -402,6 +418,7 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 func (q *Queue) insert(e *entry) {
 	q.jobs[e.j.ID] = e
 	q.ids = append(q.ids, e.j.ID)
+	q.ents = append(q.ents, e)
 	q.clock.changes++
 	if p := e.j.Priority; p > 0 && p < q.lowest {
 		q.lowest = p
@@ -571,8 +588,7 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 	// The records of the last pass are done with: their storage is reused.
 	out := q.recBuf[:0]
 	var last partLookup
-	for _, id := range q.ids {
-		e := q.jobs[id]
+	for _, e := range q.ents {
 		j := e.j
 		if j.State != Pending {
 			if j.State == Running {
@@ -763,7 +779,7 @@ func (q *Queue) runnable1(e *entry, now int64) bool {
 // minTime tests the job's TimeMin instead of its limit (backfill).
 func (q *Queue) runnable2(e *entry, p string, pc Partition, minTime bool) bool {
 	j := e.j
-	pr := e.parts[p]
+	pr := e.part(p)
 	r := ReasonNone
 	limit := e.limit
 	if minTime && j.TimeMin > 0 {
