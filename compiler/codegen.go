@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/extra"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/vm"
 )
@@ -64,6 +65,59 @@ func sizeList(xs []ast.Node) (instrs, extras int) {
 		}
 	}
 	return max(instrs, 1), extras
+}
+
+// ranges pairs the comparisons of an and that bound one key from below
+// (> or >=) and from above (< or <=): each pair is one ExtraRange leaf,
+// one pass over the words instead of two leaves and an and. It returns
+// the operands without the upper bounds, and each upper bound under its
+// lower bound, which stands for both in the list.
+func ranges(xs []ast.Node) ([]ast.Node, map[*ast.Compare]*ast.Compare) {
+	var upper map[*ast.Compare]*ast.Compare
+	used := make([]bool, len(xs))
+	for i, x := range xs {
+		lo, ok := x.(*ast.Compare)
+		if !ok || used[i] || (lo.Op != extra.Gt && lo.Op != extra.Ge) {
+			continue
+		}
+		for j, y := range xs {
+			up, ok := y.(*ast.Compare)
+			if !ok || used[j] || up.Key != lo.Key || (up.Op != extra.Lt && up.Op != extra.Le) {
+				continue
+			}
+			if upper == nil {
+				upper = map[*ast.Compare]*ast.Compare{}
+			}
+			upper[lo] = up
+			used[i], used[j] = true, true
+			break
+		}
+	}
+	if upper == nil {
+		return xs, nil
+	}
+	out := make([]ast.Node, 0, len(xs)-len(upper))
+	for i, x := range xs {
+		if c, ok := x.(*ast.Compare); ok && used[i] && upper[c] == nil {
+			continue // an upper bound
+		}
+		out = append(out, x)
+	}
+	return out, upper
+}
+
+// operand emits one operand of a list: a lower bound paired in upper
+// with its upper bound is one ExtraRange leaf covering the source of both.
+func (g *codegen) operand(x ast.Node, upper map[*ast.Compare]*ast.Compare) error {
+	lo, ok := x.(*ast.Compare)
+	if up := upper[lo]; ok && up != nil {
+		if lo.Start >= 0 && up.Start >= 0 && lo.End > lo.Start && up.End > up.Start {
+			g.b.Source(min(lo.Start, up.Start), max(lo.End, up.End))
+		}
+		g.b.ExtraRange(lo.Key, index.Range{Lower: lo.Op, Upper: up.Op, Lo: operand(lo.Value), Hi: operand(up.Value)})
+		return nil
+	}
+	return g.node(x)
 }
 
 func isNot(n ast.Node) bool {
@@ -132,8 +186,12 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			}
 		}
 	}
+	var upper map[*ast.Compare]*ast.Compare
+	if isAnd {
+		xs, upper = ranges(xs)
+	}
 	base := len(g.labels)
-	if err := g.node(xs[0]); err != nil {
+	if err := g.operand(xs[0], upper); err != nil {
 		return err
 	}
 	for i := 1; i < len(xs); i++ {
@@ -147,10 +205,10 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			// Two operands, one pass: and2/or2 cost little more than one
 			// and/or, at the price of a short-circuit test skipped between
 			// the two.
-			if err := g.node(x); err != nil {
+			if err := g.operand(x, upper); err != nil {
 				return err
 			}
-			if err := g.node(xs[i+1]); err != nil {
+			if err := g.operand(xs[i+1], upper); err != nil {
 				return err
 			}
 			if isAnd {
@@ -169,7 +227,7 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			g.b.AndNot()
 			continue
 		}
-		if err := g.node(x); err != nil {
+		if err := g.operand(x, upper); err != nil {
 			return err
 		}
 		if isAnd {

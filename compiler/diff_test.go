@@ -6,6 +6,7 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/compiler/ast"
+	"github.com/nodesift/sift/compiler/slurm"
 	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/vm"
 )
@@ -64,6 +65,49 @@ func TestCompiledProgramsAgreeWithReference(t *testing.T) {
 			tree = genSlurm(b, 3)
 		} else {
 			tree = genFlux(b, 4)
+		}
+		checkCase(t, nodes, tree)
+	}
+}
+
+// TestRangesAgreeWithTheirTwoComparisons compiles ands holding a lower and
+// an upper bound of one key, which become one ExtraRange leaf, and checks
+// the answers against the reference evaluator on the synthetic cluster
+// (numbers, strings, booleans, missing keys) and that the pairs were made.
+func TestRangesAgreeWithTheirTwoComparisons(t *testing.T) {
+	nodes := syntheticNodes(3000)
+	for _, tt := range []struct {
+		text   string
+		ranges int
+	}{
+		{"a>=20&a<80", 1},
+		{"a>20&b=true&a<=80", 1},
+		{"a<20&a>80", 1},
+		{"a>1&a>2&a<3", 1},
+		{"(a>=20&a<80)|(zed>50&zed<=60&foo>bar&foo<qux)", 3},
+		{"foo>=baz&foo<omega", 1},
+		{"b>false&b<=true", 1},
+		{"c>=3&c<=3&zed!=5", 1},
+		{"a>1|a<2", 0},
+		{"a>1&zed<2", 0},
+		{"a!=1&a<2", 0},
+	} {
+		tree, err := slurm.Parse(tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := Compile(Slurm, tt.text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, in := range p.Code() {
+			if in.Op == vm.OpExtraRange {
+				n++
+			}
+		}
+		if n != tt.ranges {
+			t.Errorf("%s: %d ranges, want %d\n%s", tt.text, n, tt.ranges, p.Disassemble())
 		}
 		checkCase(t, nodes, tree)
 	}

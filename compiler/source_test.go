@@ -14,6 +14,7 @@ func TestLeafInstructionsKeepTheirSourceText(t *testing.T) {
 	}{
 		{"slurm leaves keep their spaces", Slurm, "(a<2 | foo = baz )&zed!=12", []string{"a<2 ", " foo = baz ", "zed!=12"}},
 		{"slurm single leaf", Slurm, "a=1.23", []string{"a=1.23"}},
+		{"slurm range covers both bounds", Slurm, "a<2&b=1&a>1", []string{"a<2&b=1&a>1", "b=1"}},
 		{"flux hostlist and ranks are their objects, properties their strings", Flux,
 			`{"and":[{"hostlist":["n[1-5]"]},{"properties":["^debug","gpu"]},{"ranks":["0-3"]}]}`,
 			[]string{`{"hostlist":["n[1-5]"]}`, `"^debug"`, `"gpu"`, `{"ranks":["0-3"]}`}},

@@ -147,6 +147,30 @@ func (c *column) writeLeaf(op extra.Op, o *Operand, k *sink) {
 	}
 }
 
+// writeRange ORs into k the ids in this column whose value lies in r: for
+// each type, the positions both bounds' spans hold. A NaN is greater than
+// every request, so never below an upper bound.
+func (c *column) writeRange(r *Range, k *sink) {
+	if !r.bounds() {
+		return
+	}
+	if r.Lo.NumOK && r.Hi.NumOK && len(c.num.ids) > 0 {
+		li, lj := numBounds(c.nums, r.Lo.Num)
+		ui, uj := numBounds(c.nums, r.Hi.Num)
+		c.num.writeSpans(k, r.spans(c.numStart, li, lj, ui, uj))
+	}
+	if len(c.str.ids) > 0 {
+		li, lj := strBounds(c.strs, r.Lo.Raw)
+		ui, uj := strBounds(c.strs, r.Hi.Raw)
+		c.str.writeSpans(k, r.spans(c.strStart, li, lj, ui, uj))
+	}
+	if len(c.boolP.ids) > 0 {
+		li, lj := boolBounds(c.bools, r.Lo.Bool)
+		ui, uj := boolBounds(c.bools, r.Hi.Bool)
+		c.boolP.writeSpans(k, r.spans(c.boolStart, li, lj, ui, uj))
+	}
+}
+
 // estimate counts the ids in this column satisfying the leaf.
 func (c *column) estimate(op extra.Op, o *Operand) int {
 	n := 0

@@ -173,6 +173,42 @@ func ptrs(nodes []Node) []*Node {
 	return out
 }
 
+// sameRange checks ExtraRangeLeafIn, over every word and over a random
+// window of stale words, against the and of its two comparisons'
+// reference leaves, and NodeExtraRangeLeaf against the per-node rule.
+func sameRange(t *testing.T, r *rand.Rand, s *Snapshot, ref *naive, key string, rg *Range) {
+	t.Helper()
+	want := ref.extraLeaf(key, rg.Lower, &rg.Lo)
+	for i, w := range ref.extraLeaf(key, rg.Upper, &rg.Hi) {
+		want[i] &= w
+	}
+	n := s.Words()
+	lo := r.IntN(n + 1)
+	hi := lo + r.IntN(n-lo+1)
+	for _, w := range [][2]int{{0, n}, {lo, hi}} {
+		dst := make([]uint64, n)
+		for i := range dst {
+			dst[i] = r.Uint64()
+		}
+		stale := slices.Clone(dst)
+		s.ExtraRangeLeafIn(key, rg, dst, w[0], w[1])
+		for i := range dst {
+			x := stale[i]
+			if i >= w[0] && i < w[1] {
+				x = want[i]
+			}
+			if dst[i] != x {
+				t.Fatalf("ExtraRangeLeafIn(%q %+v) over words [%d, %d): word %d = %064b, want %064b", key, *rg, w[0], w[1], i, dst[i], x)
+			}
+		}
+	}
+	id := uint32(r.IntN(int(s.IDBound()) + 1))
+	in := int(id) < len(ref.nodes) && ref.nodes[id] != nil && rg.Lo.Match(ref.extra[id][key], rg.Lower) && rg.Hi.Match(ref.extra[id][key], rg.Upper)
+	if got := s.NodeExtraRangeLeaf(id, key, rg); got != in {
+		t.Fatalf("NodeExtraRangeLeaf(%d, %q %+v) = %v, want %v", id, key, *rg, got, in)
+	}
+}
+
 // sameInWindow checks ExtraLeafIn over a random window of words against
 // the reference leaf want: the words inside hold the leaf's, every word
 // outside keeps what it held (random stale words).
@@ -234,6 +270,8 @@ func checkAgainstNaive(t *testing.T, g *gen, s *Snapshot, ref *naive, rounds int
 		leaf := ref.extraLeaf(key, op, &o)
 		sameWords(t, what, dst, leaf)
 		sameInWindow(t, g.r, s, key, op, &o, leaf)
+		rg := Range{Lower: []extra.Op{extra.Gt, extra.Ge}[g.r.IntN(2)], Upper: []extra.Op{extra.Lt, extra.Le}[g.r.IntN(2)], Lo: o, Hi: g.operand()}
+		sameRange(t, g.r, s, ref, key, &rg)
 		id := uint32(g.r.IntN(int(s.IDBound()) + 1))
 		want := int(id) < len(ref.nodes) && ref.nodes[id] != nil && o.Match(ref.extra[id][key], op)
 		if got := s.NodeExtraLeaf(id, key, op, &o); got != want {

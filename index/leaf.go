@@ -19,6 +19,37 @@ type Operand struct {
 	Bool bool
 }
 
+// Range is the and of two comparisons of one key, a lower bound (Lower is
+// Gt or Ge) and an upper bound (Upper is Lt or Le): `value Lower Lo` and
+// `value Upper Hi`. Over each type's sorted values it is one span, written
+// in one pass instead of two leaves and an and. A Range with other
+// operators matches nothing.
+type Range struct {
+	Lower, Upper extra.Op
+	Lo, Hi       Operand
+}
+
+// bounds reports whether the operators are a lower and an upper bound.
+func (r *Range) bounds() bool {
+	return (r.Lower == extra.Gt || r.Lower == extra.Ge) && (r.Upper == extra.Lt || r.Upper == extra.Le)
+}
+
+// spans is the one span of a type's positions both bounds hold, given
+// where each bound's request falls among the type's distinct values
+// (starting at start[i], ending before start[j], as opSpans reads them).
+func (r *Range) spans(start []uint32, li, lj, ui, uj int) [2]span {
+	n := start[len(start)-1]
+	lower := opSpans(r.Lower, start[li], start[lj], n)[0]
+	upper := opSpans(r.Upper, start[ui], start[uj], n)[0]
+	return [2]span{{max(lower.lo, upper.lo), min(lower.hi, upper.hi)}}
+}
+
+// Match reports whether node value v lies in r, under Slurm's rules for
+// each comparison.
+func (r *Range) Match(v extra.Value) bool {
+	return r.bounds() && r.Lo.Match(v, r.Lower) && r.Hi.Match(v, r.Upper)
+}
+
 // RankRange is an inclusive range of ranks.
 type RankRange struct{ Lo, Hi uint32 }
 

@@ -15,7 +15,8 @@ import (
 // boundary write runs of consecutive ids a word at a time, against the
 // per-node reference: with every node carrying the key, and with nodes
 // lacking it or holding a string that break the runs into pieces; over the
-// whole cluster and over random windows of words (ExtraLeafIn).
+// whole cluster and over random windows of words (ExtraLeafIn), and as
+// the lower bound of a range (ExtraRangeLeafIn).
 func TestLeavesOverValuesRisingWithTheIDMatchNaive(t *testing.T) {
 	const n = 5000
 	ops := []extra.Op{extra.Eq, extra.Ne, extra.Lt, extra.Le, extra.Gt, extra.Ge}
@@ -53,6 +54,11 @@ func TestLeavesOverValuesRisingWithTheIDMatchNaive(t *testing.T) {
 					want := ref.extraLeaf("load", op, &o)
 					sameWords(t, fmt.Sprintf("load %v %s", op, o.Raw), dst, want)
 					sameInWindow(t, r, s, "load", op, &o, want)
+					if op == extra.Gt || op == extra.Ge {
+						up := v + 2.5*float64(r.IntN(200))
+						hi := Operand{Raw: strconv.FormatFloat(up/1000, 'g', -1, 64), Num: up / 1000, NumOK: true, Bool: true}
+						sameRange(t, r, s, ref, "load", &Range{Lower: op, Upper: []extra.Op{extra.Lt, extra.Le}[r.IntN(2)], Lo: o, Hi: hi})
+					}
 				}
 			}
 		})

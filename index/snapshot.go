@@ -120,6 +120,22 @@ func (s *Snapshot) ExtraLeafIn(key string, op extra.Op, v *Operand, dst []uint64
 	if c := s.b.cols[key]; c != nil {
 		c.writeLeaf(op, v, &k)
 	}
+	s.overlayLeaf(&k, key, func(ev extra.Value) bool { return v.Match(ev, op) })
+}
+
+// ExtraRangeLeafIn is ExtraLeafIn of the nodes whose value under key lies
+// in r: the and of r's two comparisons, in one pass.
+func (s *Snapshot) ExtraRangeLeafIn(key string, r *Range, dst []uint64, lo, hi int) {
+	k := sink{dst: dst, lo: lo, hi: hi}
+	if c := s.b.cols[key]; c != nil {
+		c.writeRange(r, &k)
+	}
+	s.overlayLeaf(&k, key, r.Match)
+}
+
+// overlayLeaf finishes a leaf written into k from the base columns: the
+// nodes changed since, in k's words, get their membership by match.
+func (s *Snapshot) overlayLeaf(k *sink, key string, match func(extra.Value) bool) {
 	k.prepare()
 	r := k.ids()
 	for _, list := range [2][]*ovEntry{s.ov.old, s.ov.recent} {
@@ -127,12 +143,12 @@ func (s *Snapshot) ExtraLeafIn(key string, op extra.Op, v *Operand, dst []uint64
 			if !r.has(e.id) {
 				continue
 			}
-			var match bool
+			var in bool
 			if e.n != nil {
 				ev, _ := e.kv.get(key)
-				match = v.Match(ev, op)
+				in = match(ev)
 			}
-			setBit(dst, e.id, match)
+			setBit(k.dst, e.id, in)
 		}
 	}
 }
@@ -141,6 +157,12 @@ func (s *Snapshot) ExtraLeafIn(key string, op extra.Op, v *Operand, dst []uint64
 func (s *Snapshot) NodeExtraLeaf(id uint32, key string, op extra.Op, v *Operand) bool {
 	_, live := s.Node(id)
 	return live && v.Match(s.ExtraValue(id, key), op)
+}
+
+// NodeExtraRangeLeaf reports whether node id's value under key lies in r.
+func (s *Snapshot) NodeExtraRangeLeaf(id uint32, key string, r *Range) bool {
+	_, live := s.Node(id)
+	return live && r.Match(s.ExtraValue(id, key))
 }
 
 func nodeHas(n *Node, name string) bool {

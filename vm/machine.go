@@ -175,25 +175,22 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 			sp++
 			copy(st[sp], m.liveWords(s, words))
 			win[sp] = m.liveWin
-		case OpExtra:
+		case OpExtra, OpExtraRange:
 			sp++
-			l := &p.extras[in.A]
+			w := window{0, words}
 			// Explaining counts each leaf's whole set: it is not bounded.
-			if p.within == nil || p.within[pc] == unbounded || steps != nil {
-				s.ExtraLeaf(l.Key, l.Op, &l.Operand, st[sp])
-				win[sp] = tight(st[sp], 0, words)
-				break
+			if p.within != nil && p.within[pc] != unbounded && steps == nil {
+				w = win[sp-1]
+				if p.within[pc] == belowTwo {
+					w = intersect(win[sp-2], w)
+				}
+				if (words-(w.hi-w.lo))*8 < words {
+					// Nearly every word: bounding saves little and would
+					// test each scattered id the leaf patches.
+					w = window{0, words}
+				}
 			}
-			w := win[sp-1]
-			if p.within[pc] == belowTwo {
-				w = intersect(win[sp-2], w)
-			}
-			if (words-(w.hi-w.lo))*8 < words {
-				// Nearly every word: bounding saves little and would
-				// test each scattered id the leaf patches.
-				w = window{0, words}
-			}
-			boundedExtra(s, l, st[sp], &win[sp], w)
+			extraLeaf(p, in, s, st[sp], &win[sp], w)
 		case OpProperty:
 			sp++
 			clear(st[sp][win[sp].lo:max(win[sp].lo, win[sp].hi)])
@@ -266,17 +263,24 @@ func (m *Machine) exec(p *Program, s *index.Snapshot, steps *[]Step) []uint64 {
 	return st[0][:win[0].hi]
 }
 
-// boundedExtra writes into dst, whose window is *win, the leaf l exactly
-// inside window w and nothing outside it, and sets *win: for a leaf that
-// will be intersected with a set inside w, only w's words can matter.
-func boundedExtra(s *index.Snapshot, l *ExtraLeaf, dst []uint64, win *window, w window) {
+// extraLeaf writes into dst, whose window is *win, the leaf of in exactly
+// inside window w and nothing outside it, and sets *win. A leaf bounded by
+// the sets it will be intersected with gets their window: only its words
+// can matter.
+func extraLeaf(p *Program, in Instr, s *index.Snapshot, dst []uint64, win *window, w window) {
 	old := *win
 	if w.lo >= w.hi {
 		clear(dst[old.lo:max(old.lo, old.hi)])
 		*win = window{}
 		return
 	}
-	s.ExtraLeafIn(l.Key, l.Op, &l.Operand, dst, w.lo, w.hi)
+	if in.Op == OpExtra {
+		l := &p.extras[in.A]
+		s.ExtraLeafIn(l.Key, l.Op, &l.Operand, dst, w.lo, w.hi)
+	} else {
+		l := &p.ranges[in.A]
+		s.ExtraRangeLeafIn(l.Key, &l.Range, dst, w.lo, w.hi)
+	}
 	// What the slot's last use left outside w.
 	if old.lo < old.hi {
 		clear(dst[old.lo:max(old.lo, min(old.hi, w.lo))])

@@ -36,6 +36,9 @@ func (p *Program) MatchNode(s *index.Snapshot, id uint32) bool {
 		case OpExtra:
 			l := &p.extras[in.A]
 			push(s.NodeExtraLeaf(id, l.Key, l.Op, &l.Operand))
+		case OpExtraRange:
+			l := &p.ranges[in.A]
+			push(s.NodeExtraRangeLeaf(id, l.Key, &l.Range))
 		case OpProperty:
 			push(s.NodeProperty(id, p.props[in.A]))
 		case OpRanks:

@@ -51,6 +51,9 @@ const (
 	OpAnd2
 	// OpOr2 pops the two top sets and unites the new top with both.
 	OpOr2
+	// OpExtraRange pushes the nodes whose value under a key lies in the
+	// range Ranges[A] (a lower and an upper bound of one key in one leaf).
+	OpExtraRange
 	opCount
 )
 
@@ -69,6 +72,7 @@ var opNames = [...]string{
 	OpJumpIfFull:  "jump_if_full",
 	OpAnd2:        "and2",
 	OpOr2:         "or2",
+	OpExtraRange:  "extra_range",
 }
 
 // String returns the opcode's mnemonic.
@@ -95,6 +99,14 @@ type ExtraLeaf struct {
 	Operand index.Operand
 }
 
+// RangeLeaf is a Slurm extra-constraint leaf of two comparisons of one
+// key, a lower and an upper bound.
+type RangeLeaf struct {
+	Key   string
+	Range index.Range
+	src   srcRange
+}
+
 // HostSet is a hostlist leaf: the expression as written, for display, and
 // the queries that decide membership without expanding it.
 type HostSet struct {
@@ -108,14 +120,15 @@ type HostSet struct {
 type Program struct {
 	code     []Instr
 	extras   []ExtraLeaf
+	ranges   []RangeLeaf
 	props    []string
 	propSrc  []srcRange // by props index
 	rankSets [][]index.RankRange
 	rankSrc  []srcRange // by rankSets index
 	hostSets []HostSet
 	depth    int
-	// within[pc] bounds the Extra leaf at pc by the sets it is intersected
-	// with (see leafBounds); nil when no leaf is bounded.
+	// within[pc] bounds the Extra or ExtraRange leaf at pc by the sets it
+	// is intersected with (see leafBounds); nil when no leaf is bounded.
 	within []bound
 }
 
@@ -131,7 +144,7 @@ const (
 	belowTwo
 )
 
-// leafBounds finds the Extra leaves whose set meets nothing but an
+// leafBounds finds the Extra and ExtraRange leaves whose set meets nothing but an
 // intersection with the sets below it: between the leaf and the And, And2
 // or AndNot that pops it there is no jump and no instruction that writes
 // the leaf's slot, so the sets below are those the leaf is then
@@ -140,7 +153,7 @@ const (
 func leafBounds(code []Instr) []bound {
 	var out []bound
 	for pc, in := range code {
-		if in.Op != OpExtra {
+		if in.Op != OpExtra && in.Op != OpExtraRange {
 			continue
 		}
 		if b := leafBound(code[pc+1:]); b != unbounded {
@@ -158,7 +171,7 @@ func leafBound(next []Instr) bound {
 	top := 0 // slots pushed above the leaf's
 	for _, in := range next {
 		switch in.Op {
-		case OpFalse, OpTrue, OpExtra, OpProperty, OpRanks, OpHosts:
+		case OpFalse, OpTrue, OpExtra, OpExtraRange, OpProperty, OpRanks, OpHosts:
 			top++
 		case OpNot:
 			if top == 0 {
@@ -212,6 +225,8 @@ func (p *Program) Source(pc int) (Span, bool) {
 	switch in := p.code[pc]; in.Op {
 	case OpExtra:
 		r = p.extras[in.A].src
+	case OpExtraRange:
+		r = p.ranges[in.A].src
 	case OpProperty:
 		r = p.propSrc[in.A]
 	case OpRanks:
@@ -299,6 +314,18 @@ func (b *Builder) Const(v bool) {
 func (b *Builder) Extra(key string, op extra.Op, operand index.Operand) {
 	b.p.extras = append(b.p.extras, ExtraLeaf{Key: key, Op: op, Operand: operand, src: b.source()})
 	b.emit(OpExtra, uint32(len(b.p.extras)-1), 0, 1)
+}
+
+// ExtraRange pushes the nodes whose value under key lies in r: r.Lower is
+// Gt or Ge and r.Upper Lt or Le, or the program is invalid. Its source
+// range (Source) should cover both comparisons.
+func (b *Builder) ExtraRange(key string, r index.Range) {
+	if (r.Lower != extra.Gt && r.Lower != extra.Ge) || (r.Upper != extra.Lt && r.Upper != extra.Le) {
+		b.fail("extra_range with bounds %s and %s", r.Lower, r.Upper)
+		return
+	}
+	b.p.ranges = append(b.p.ranges, RangeLeaf{Key: key, Range: r, src: b.source()})
+	b.emit(OpExtraRange, uint32(len(b.p.ranges)-1), 0, 1)
 }
 
 // Property pushes the nodes that have property name or are named name.
@@ -407,6 +434,9 @@ func (p *Program) instrText(pc int) string {
 			num = strconv.FormatFloat(l.Operand.Num, 'g', -1, 64)
 		}
 		return fmt.Sprintf("%-13s %q %s %q (num=%s bool=%t)", in.Op, l.Key, l.Op, l.Operand.Raw, num, l.Operand.Bool)
+	case OpExtraRange:
+		l := &p.ranges[in.A]
+		return fmt.Sprintf("%-13s %q %s %q %s %q", in.Op, l.Key, l.Range.Lower, l.Range.Lo.Raw, l.Range.Upper, l.Range.Hi.Raw)
 	case OpProperty:
 		return fmt.Sprintf("%-13s %q", in.Op, p.props[in.A])
 	case OpRanks:

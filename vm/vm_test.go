@@ -17,9 +17,10 @@ import (
 // expr is a tiny expression tree for tests: the vm package cannot import
 // the compiler, so tests emit code for it themselves.
 type expr struct {
-	op    string // and, or, not, true, false, extra, prop, ranks, hosts
+	op    string // and, or, not, true, false, extra, range, prop, ranks, hosts
 	kids  []*expr
 	leaf  ExtraLeaf
+	upper ExtraLeaf // a range's upper bound; leaf is its lower bound
 	name  string
 	ranks []index.RankRange
 	hosts []index.HostQuery
@@ -76,6 +77,8 @@ func (e *expr) emit(b *Builder) {
 		b.Const(e.op == "true")
 	case "extra":
 		b.Extra(e.leaf.Key, e.leaf.Op, e.leaf.Operand)
+	case "range":
+		b.ExtraRange(e.leaf.Key, index.Range{Lower: e.leaf.Op, Upper: e.upper.Op, Lo: e.leaf.Operand, Hi: e.upper.Operand})
 	case "prop":
 		b.Property(e.name)
 	case "ranks":
@@ -112,6 +115,10 @@ func (e *expr) eval(s *index.Snapshot, id uint32) bool {
 		return true
 	case "extra":
 		return e.leaf.Operand.Match(s.ExtraValue(id, e.leaf.Key), e.leaf.Op)
+	case "range":
+		// The and of the two comparisons, each by the plain rule.
+		v := s.ExtraValue(id, e.leaf.Key)
+		return e.leaf.Operand.Match(v, e.leaf.Op) && e.upper.Operand.Match(v, e.upper.Op)
 	case "prop":
 		if n.Name == e.name {
 			return true

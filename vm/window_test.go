@@ -1,6 +1,7 @@
 package vm
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -66,7 +67,8 @@ func TestLeafBoundFollowsTheSlotToItsConsumer(t *testing.T) {
 	}
 }
 
-// TestBoundedLeavesAgreeWithWholeOnes runs and-chains of extra leaves, whose
+// TestBoundedLeavesAgreeWithWholeOnes runs and-chains of extra leaves and
+// ranges (checked against the and of their two comparisons), whose
 // later leaves are written only inside the window of what they are
 // intersected with, on clusters large enough for checkpoints (a key rising
 // with the id, one scattered, one with few values, ranks for narrow
@@ -121,7 +123,19 @@ func TestBoundedLeavesAgreeWithWholeOnes(t *testing.T) {
 				}
 				o = index.Operand{Raw: fmt.Sprint(f), Num: f, NumOK: true, Bool: f != 0}
 			}
-			return &expr{op: "extra", leaf: ExtraLeaf{Key: key, Op: extra.Op(r.IntN(6)), Operand: o}}
+			e := &expr{op: "extra", leaf: ExtraLeaf{Key: key, Op: extra.Op(r.IntN(6)), Operand: o}}
+			if r.IntN(3) == 0 {
+				// A range: the lower bound above, an upper bound near it.
+				up := o
+				if o.NumOK {
+					up.Num += float64(r.IntN(300)) / 1000
+					up.Raw = fmt.Sprint(up.Num)
+				}
+				e.op = "range"
+				e.leaf.Op = []extra.Op{extra.Gt, extra.Ge}[r.IntN(2)]
+				e.upper = ExtraLeaf{Key: key, Op: []extra.Op{extra.Lt, extra.Le}[r.IntN(2)], Operand: up}
+			}
+			return e
 		}
 		for range 25 {
 			e := &expr{op: "or"}
@@ -153,9 +167,25 @@ func TestBoundedLeavesAgreeWithWholeOnes(t *testing.T) {
 			if _, whole := m.Explain(p, s); !whole.Equals(want) {
 				t.Fatalf("iter %d (%d nodes): Explain has %d nodes, want %d\n%s", iter, n, whole.GetCardinality(), want.GetCardinality(), p.Disassemble())
 			}
+			for range 20 {
+				id := uint32(r.IntN(n))
+				if p.MatchNode(s, id) != want.Contains(id) {
+					t.Fatalf("iter %d (%d nodes): MatchNode(%d) = %v\n%s", iter, n, id, !want.Contains(id), p.Disassemble())
+				}
+			}
 		}
 	}
 	if bounded < 100 {
 		t.Fatalf("only %d of 300 programs have a bounded leaf", bounded)
+	}
+}
+
+func TestExtraRangeNeedsALowerAndAnUpperBound(t *testing.T) {
+	for _, r := range []index.Range{{Lower: extra.Lt, Upper: extra.Gt}, {Lower: extra.Ge, Upper: extra.Ne}, {Lower: extra.Eq, Upper: extra.Le}} {
+		var b Builder
+		b.ExtraRange("a", r)
+		if _, err := b.Program(); !errors.Is(err, ErrInvalidProgram) {
+			t.Errorf("ExtraRange %s %s: Program() error = %v, want ErrInvalidProgram", r.Lower, r.Upper, err)
+		}
 	}
 }
