@@ -36,6 +36,10 @@ type codegen struct {
 	// labels is a stack of open jumps shared by all lists, which bind
 	// their own on the way out.
 	labels []vm.Label
+	// pairs and nodes hold the ranges and the operands of the ands being
+	// emitted, a stack shared by nested lists like labels.
+	pairs []rangePair
+	nodes []ast.Node
 }
 
 // size bounds the instructions and extra leaves codegen emits for n (pairs
@@ -67,50 +71,80 @@ func sizeList(xs []ast.Node) (instrs, extras int) {
 	return max(instrs, 1), extras
 }
 
-// ranges pairs the comparisons of an and that bound one key from below
-// (> or >=) and from above (< or <=): each pair is one ExtraRange leaf,
-// one pass over the words instead of two leaves and an and. It returns
-// the operands without the upper bounds, and each upper bound under its
-// lower bound, which stands for both in the list.
-func ranges(xs []ast.Node) ([]ast.Node, map[*ast.Compare]*ast.Compare) {
-	var upper map[*ast.Compare]*ast.Compare
-	used := make([]bool, len(xs))
-	for i, x := range xs {
-		lo, ok := x.(*ast.Compare)
-		if !ok || used[i] || (lo.Op != extra.Gt && lo.Op != extra.Ge) {
-			continue
-		}
-		for j, y := range xs {
-			up, ok := y.(*ast.Compare)
-			if !ok || used[j] || up.Key != lo.Key || (up.Op != extra.Lt && up.Op != extra.Le) {
-				continue
-			}
-			if upper == nil {
-				upper = map[*ast.Compare]*ast.Compare{}
-			}
-			upper[lo] = up
-			used[i], used[j] = true, true
-			break
+// rangePair is a lower (> or >=) and an upper bound (< or <=) of one key
+// in an and.
+type rangePair struct{ lo, up *ast.Compare }
+
+func isLower(op extra.Op) bool { return op == extra.Gt || op == extra.Ge }
+func isUpper(op extra.Op) bool { return op == extra.Lt || op == extra.Le }
+
+// ranges pairs the comparisons of an and that bound one key from below and
+// from above: each pair is one ExtraRange leaf, one pass over the words
+// instead of two leaves and an and. It returns the operands without the
+// upper bounds (each lower bound stands for its pair) and the pairs, both
+// pushed on g's stacks; the caller pops them with popRanges.
+func (g *codegen) ranges(xs []ast.Node) ([]ast.Node, []rangePair) {
+	lower, upper := false, false
+	for _, x := range xs {
+		if c, ok := x.(*ast.Compare); ok {
+			lower, upper = lower || isLower(c.Op), upper || isUpper(c.Op)
 		}
 	}
-	if upper == nil {
+	if !lower || !upper {
 		return xs, nil
 	}
-	out := make([]ast.Node, 0, len(xs)-len(upper))
-	for i, x := range xs {
-		if c, ok := x.(*ast.Compare); ok && used[i] && upper[c] == nil {
-			continue // an upper bound
+	base := len(g.pairs)
+	g.pairs = slices.Grow(g.pairs, len(xs)/2)
+	paired := func(c *ast.Compare) bool {
+		for _, p := range g.pairs[base:] {
+			if p.lo == c || p.up == c {
+				return true
+			}
 		}
-		out = append(out, x)
+		return false
 	}
-	return out, upper
+	for _, x := range xs {
+		lo, ok := x.(*ast.Compare)
+		if !ok || !isLower(lo.Op) || paired(lo) {
+			continue
+		}
+		for _, y := range xs {
+			if up, ok := y.(*ast.Compare); ok && up.Key == lo.Key && isUpper(up.Op) && !paired(up) {
+				g.pairs = append(g.pairs, rangePair{lo, up})
+				break
+			}
+		}
+	}
+	if len(g.pairs) == base {
+		return xs, nil
+	}
+	start := len(g.nodes)
+	g.nodes = slices.Grow(g.nodes, len(xs))
+	for _, x := range xs {
+		if c, ok := x.(*ast.Compare); ok && isUpper(c.Op) && paired(c) {
+			continue
+		}
+		g.nodes = append(g.nodes, x)
+	}
+	return g.nodes[start:len(g.nodes):len(g.nodes)], g.pairs[base:len(g.pairs):len(g.pairs)]
 }
 
-// operand emits one operand of a list: a lower bound paired in upper
-// with its upper bound is one ExtraRange leaf covering the source of both.
-func (g *codegen) operand(x ast.Node, upper map[*ast.Compare]*ast.Compare) error {
-	lo, ok := x.(*ast.Compare)
-	if up := upper[lo]; ok && up != nil {
+// popRanges drops what ranges pushed for a list of out operands and pairs.
+func (g *codegen) popRanges(out []ast.Node, pairs []rangePair) {
+	if len(pairs) > 0 {
+		g.nodes = g.nodes[:len(g.nodes)-len(out)]
+		g.pairs = g.pairs[:len(g.pairs)-len(pairs)]
+	}
+}
+
+// operand emits one operand of a list: a lower bound of one of pairs is
+// one ExtraRange leaf covering the source of both bounds.
+func (g *codegen) operand(x ast.Node, pairs []rangePair) error {
+	for _, p := range pairs {
+		if p.lo != x {
+			continue
+		}
+		lo, up := p.lo, p.up
 		if lo.Start >= 0 && up.Start >= 0 && lo.End > lo.Start && up.End > up.Start {
 			g.b.Source(min(lo.Start, up.Start), max(lo.End, up.End))
 		}
@@ -186,12 +220,13 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			}
 		}
 	}
-	var upper map[*ast.Compare]*ast.Compare
+	var pairs []rangePair
 	if isAnd {
-		xs, upper = ranges(xs)
+		xs, pairs = g.ranges(xs)
+		defer g.popRanges(xs, pairs)
 	}
 	base := len(g.labels)
-	if err := g.operand(xs[0], upper); err != nil {
+	if err := g.operand(xs[0], pairs); err != nil {
 		return err
 	}
 	for i := 1; i < len(xs); i++ {
@@ -205,10 +240,10 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			// Two operands, one pass: and2/or2 cost little more than one
 			// and/or, at the price of a short-circuit test skipped between
 			// the two.
-			if err := g.operand(x, upper); err != nil {
+			if err := g.operand(x, pairs); err != nil {
 				return err
 			}
-			if err := g.operand(xs[i+1], upper); err != nil {
+			if err := g.operand(xs[i+1], pairs); err != nil {
 				return err
 			}
 			if isAnd {
@@ -227,7 +262,7 @@ func (g *codegen) list(xs []ast.Node, isAnd bool) error {
 			g.b.AndNot()
 			continue
 		}
-		if err := g.operand(x, upper); err != nil {
+		if err := g.operand(x, pairs); err != nil {
 			return err
 		}
 		if isAnd {
