@@ -627,6 +627,13 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 		return nil, nil, false
 	}
 	if q.opt.Preempt.Flags.Gang && q.opt.Preempt.Type == PreemptPartitionPrio {
+		if s, ok := q.plugin.(job.NodeSharer); !ok || !s.SharesNodes() {
+			// select/linear has no partition-tier placement: its
+			// _run_now takes the candidates out one at a time, those
+			// to suspend too, and re-sorts them once.
+			a, victims = q.runNowVictims(e, part, use, cands, true, now)
+			return a, victims, true
+		}
 		a, victims = q.gangPlace(e, part, use, cands, now)
 		return a, victims, true
 	}
@@ -634,7 +641,7 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 		a, victims = q.suspendPlace(e, part, use, cands, now)
 		return a, victims, true
 	}
-	a, victims = q.runNowVictims(e, part, use, cands, now)
+	a, victims = q.runNowVictims(e, part, use, cands, false, now)
 	return a, victims, false
 }
 
@@ -644,8 +651,9 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 // enabling job to the top) the list is re-sorted by how many of the chosen
 // nodes each job holds, the enabling job first, and the walk starts over,
 // to preempt fewer jobs. The victims are the removed jobs on the chosen
-// nodes.
-func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
+// nodes. linear is select/linear's loop under GANG: jobs to suspend are
+// candidates too (keeping their memory), and the list is re-sorted once.
+func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands []uint32, linear bool, now int64) (*job.Allocation, []uint32) {
 	type cand struct {
 		id     uint32
 		nodes  *roaring.Bitmap
@@ -654,10 +662,14 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 	var list []cand
 	for _, id := range cands {
 		v := q.jobs[id].j
-		if m := q.jobMode(v); m != PreemptCancel && m != PreemptRequeue {
+		if m := q.jobMode(v); m != PreemptCancel && m != PreemptRequeue && (!linear || m != PreemptSuspend) {
 			continue
 		}
 		list = append(list, cand{id: id, nodes: v.Nodes})
+	}
+	suspend, reorder := false, q.cfg.PreemptReorderCount
+	if linear {
+		suspend, reorder = q.anySuspend(cands), 0
 	}
 	passes := 0
 	for {
@@ -676,13 +688,13 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 				// Too few CPUs yet: the test would fail.
 				continue
 			}
-			a = q.willFit(e, part, use, removed, false, now)
+			a = q.willFit(e, part, use, removed, suspend, now)
 			if a == nil {
 				continue
 			}
 			last = k
 			passes++
-			if passes-1 > q.cfg.PreemptReorderCount || len(list) <= passes {
+			if passes-1 > reorder || len(list) <= passes {
 				for r := k + 1; r < len(list); r++ {
 					list[r].usable = 1
 				}

@@ -295,13 +295,6 @@ const preemptRandomDir = "../../lab/slurm/sched/preempt/random"
 // differs from Slurm, keyed "FILE.json/CASE", with the cause; each is in
 // docs/COMPATIBILITY.md.
 var preemptRandomKnown = map[string]string{
-	"preempt-1-12.json/p1-12-03": gangCores,
-	"preempt-1-12.json/p1-12-04": gangCores,
-	"preempt-1-12.json/p1-12-06": gangCores,
-	"preempt-1-12.json/p1-12-07": gangCores,
-	"preempt-1-12.json/p1-12-08": gangCores,
-	"preempt-1-12.json/p1-12-09": gangCores,
-	"preempt-1-12.json/p1-12-10": gangCores,
 	"preempt-1-01.json/p1-01-01": victimNodesRace,
 	"preempt-1-01.json/p1-01-02": victimNodesRace,
 	"preempt-1-01.json/p1-01-04": victimNodesRace,
@@ -324,8 +317,45 @@ var preemptRandomKnown = map[string]string{
 	"preempt-1-05.json/p1-05-07": victimNodesRace,
 	"preempt-1-05.json/p1-05-09": victimNodesRace,
 	"preempt-1-05.json/p1-05-10": victimNodesRace,
+	"preempt-1-06.json/p1-06-01": victimNodesRace,
+	"preempt-1-06.json/p1-06-02": victimNodesRace,
+	"preempt-1-06.json/p1-06-03": victimNodesRace,
+	"preempt-1-06.json/p1-06-06": victimNodesRace,
+	"preempt-1-06.json/p1-06-07": victimNodesRace,
+	"preempt-1-06.json/p1-06-09": victimNodesRace,
+	"preempt-1-07.json/p1-07-01": gangCores,
+	"preempt-1-07.json/p1-07-02": gangCores,
+	"preempt-1-07.json/p1-07-03": gangCores,
+	"preempt-1-07.json/p1-07-04": gangCores,
+	"preempt-1-07.json/p1-07-05": gangCores,
+	"preempt-1-07.json/p1-07-06": gangCores,
+	"preempt-1-07.json/p1-07-07": gangCores,
+	"preempt-1-07.json/p1-07-08": gangCores,
+	"preempt-1-07.json/p1-07-09": gangCores,
+	"preempt-1-07.json/p1-07-10": gangCores,
 	"preempt-1-08.json/p1-08-03": victimNodesRace,
 	"preempt-1-08.json/p1-08-09": victimNodesRace,
+	"preempt-1-09.json/p1-09-05": gangLinear,
+	"preempt-1-09.json/p1-09-10": gangLinear,
+	"preempt-1-10.json/p1-10-06": victimNodesRace,
+	"preempt-1-10.json/p1-10-10": notFound,
+	"preempt-1-11.json/p1-11-01": victimNodesRace,
+	"preempt-1-11.json/p1-11-02": victimNodesRace,
+	"preempt-1-11.json/p1-11-03": victimNodesRace,
+	"preempt-1-11.json/p1-11-04": victimNodesRace,
+	"preempt-1-11.json/p1-11-05": victimNodesRace,
+	"preempt-1-11.json/p1-11-06": victimNodesRace,
+	"preempt-1-11.json/p1-11-07": victimNodesRace,
+	"preempt-1-11.json/p1-11-08": victimNodesRace,
+	"preempt-1-11.json/p1-11-09": victimNodesRace,
+	"preempt-1-11.json/p1-11-10": victimNodesRace,
+	"preempt-1-12.json/p1-12-03": gangCores,
+	"preempt-1-12.json/p1-12-04": gangCores,
+	"preempt-1-12.json/p1-12-06": gangCores,
+	"preempt-1-12.json/p1-12-07": gangCores,
+	"preempt-1-12.json/p1-12-08": gangCores,
+	"preempt-1-12.json/p1-12-09": gangCores,
+	"preempt-1-12.json/p1-12-10": gangCores,
 }
 
 // Causes of the known random preemption differences.
@@ -348,6 +378,17 @@ const (
 	// first placement that differs comes after victims of several nodes
 	// and the later jobs follow from it (not proven case by case).
 	victimNodesRace = "victims' nodes come free one by one, batch hosts last (a race); the waiting preemptor starts on the nodes free first"
+	// gangLinear: select/linear under SUSPEND,GANG, after a preemptor
+	// suspended a job of several nodes: Slurm starts the next job by
+	// suspending another running job where sift takes the suspended
+	// job's idle node (p1-09-10: n1 against n6), or places two 1-node
+	// jobs the other way round. Cause not found.
+	gangLinear = "linear under GANG: a later job suspends a running job in Slurm, takes a suspended job's idle node in sift (cause not found)"
+	// notFound: p1-10-10 (preempt/qos, cons_tres, sched/builtin,
+	// REQUEUE): sift starts a job of QOS other (ntasks=6) that Slurm
+	// leaves pending (Priority), and seven jobs Slurm's main pass marked
+	// Priority sift's never reached. Cause not found.
+	notFound = "a job started in sift, Priority in Slurm, and the main pass's reach differs (cause not found)"
 )
 
 // TestPreemptionMatchesRealSlurmRandom replays the random preemption

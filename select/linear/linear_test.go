@@ -310,3 +310,22 @@ func TestMemoryOnlyCountsWithCRMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestSuspendedJobsNodeIsIdle: a node whose only job is suspended is idle
+// to node_scheduler.c (idle_node_bitmap), so a job that does not share
+// counts it and runs there.
+func TestSuspendedJobsNodeIsIdle(t *testing.T) {
+	cl := testCluster(t, []int{2, 2}, nil)
+	p := New(cl, Config{})
+	begin(t, p, "id=1,nodes=2,exclusive", 0, 1)
+	if err := p.Suspend(1); err != nil {
+		t.Fatal(err)
+	}
+	a, err := p.Select(spec(t, cl, "id=2,nodes=1"), cl.Snap.Live(), job.RunNow, 0)
+	if err != nil {
+		t.Fatalf("a suspended job's node refused: %v", err)
+	}
+	if got := ids(a.Nodes); !slices.Equal(got, []uint32{0}) {
+		t.Errorf("nodes %v, want [0]", got)
+	}
+}

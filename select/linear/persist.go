@@ -49,6 +49,7 @@ func (p *Plugin) RestoreState(b []byte) error {
 	}
 	st := newState(p.cl.N)
 	st.clean.And(p.live)
+	st.idle.And(p.live)
 	n := d.Count(4 + 1 + 4 + 8 + 8 + 4)
 	for range n {
 		r := &record{id: d.U32()}

@@ -118,6 +118,7 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 	}
 	p.tierSet = sets
 	p.st.clean.And(live)
+	p.st.idle.And(live)
 	p.live = live
 	return p
 }
@@ -496,8 +497,9 @@ func (p *Plugin) runNowTiers(r *job.Request, usable bitset.Set, now int64) (*job
 		if victims == nil && p.maxShare(r) <= 1 {
 			// node_scheduler.c counts a job that does not share only
 			// the idle nodes of each weight when deciding whether it
-			// has enough to try.
-			t.And(p.st.clean)
+			// has enough to try (a node whose jobs are suspended is
+			// idle there).
+			t.And(p.st.idle)
 		}
 		acc.Or(t)
 		last := i == len(weights)-1

@@ -36,22 +36,24 @@ type state struct {
 	tot  []int32
 	jobs map[uint32]*record
 	// clean marks the nodes with no job and no memory charged; held the
-	// nodes an exclusive job holds.
-	clean, held bitset.Set
+	// nodes an exclusive job holds; idle the nodes no job runs on (Slurm's
+	// idle_node_bitmap: a node whose jobs are all suspended is idle).
+	clean, held, idle bitset.Set
 	// gen counts changes, so that will-run's release chain knows when it
 	// is stale.
 	gen uint64
 }
 
 func newState(n int) *state {
-	s := &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}, clean: bitset.New(n), held: bitset.New(n)}
+	s := &state{mem: make([]uint64, n), excl: make([]int32, n), run: make([]int32, n), tot: make([]int32, n), jobs: map[uint32]*record{}, clean: bitset.New(n), held: bitset.New(n), idle: bitset.New(n)}
 	for i := 0; i < n; i++ {
 		s.clean.Add(uint32(i))
+		s.idle.Add(uint32(i))
 	}
 	return s
 }
 
-// touch updates node id's clean bit.
+// touch updates node id's clean, held and idle bits.
 func (s *state) touch(id uint32) {
 	s.gen++
 	if s.mem[id] == 0 && s.excl[id] == 0 && s.run[id] == 0 && s.tot[id] == 0 {
@@ -64,11 +66,16 @@ func (s *state) touch(id uint32) {
 	} else {
 		s.held.Del(id)
 	}
+	if s.run[id] == 0 {
+		s.idle.Add(id)
+	} else {
+		s.idle.Del(id)
+	}
 }
 
 // dup deep-copies the state for what-if tests (Slurm's _dup_cr).
 func (s *state) dup() *state {
-	d := &state{mem: slices.Clone(s.mem), excl: slices.Clone(s.excl), run: slices.Clone(s.run), tot: slices.Clone(s.tot), jobs: make(map[uint32]*record, len(s.jobs)), clean: s.clean.Clone(), held: s.held.Clone()}
+	d := &state{mem: slices.Clone(s.mem), excl: slices.Clone(s.excl), run: slices.Clone(s.run), tot: slices.Clone(s.tot), jobs: make(map[uint32]*record, len(s.jobs)), clean: s.clean.Clone(), held: s.held.Clone(), idle: s.idle.Clone()}
 	for id, r := range s.jobs {
 		d.jobs[id] = r
 	}
