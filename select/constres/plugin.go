@@ -102,6 +102,8 @@ type Plugin struct {
 	// candidates, the candidates that may have a free core (nodeBound),
 	// and a selection's eligible and chosen nodes.
 	willCand, seen, eligible, chosen bitset.Set
+	// bound is will-run's nodeBound, reused (newNodeBound).
+	bound nodeBound
 	// classOf is each node's class, classSets the members of each (nil
 	// with too many classes), ever the remembered test-0 answers
 	// (everFits).

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/nodesift/sift/bitops"
 	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
@@ -138,18 +139,23 @@ func (p *Plugin) stateAt(c *releaseChain, n int) *state {
 // share: it needs minN nodes with a free core, and only the nodes with a
 // free core before any release or held by a released job can have one.
 type nodeBound struct {
-	cand  bitset.Set
-	seen  bitset.Set // candidates that may have a free core
-	count int        // members of seen
-	minN  int
+	cand   bitset.Set
+	lo, hi int        // the words holding cand's members
+	seen   bitset.Set // candidates that may have a free core
+	count  int        // members of seen
+	minN   int
 }
 
+// newNodeBound is the plugin's nodeBound, set for a test of r on cand.
 func newNodeBound(p *Plugin, c *releaseChain, r *job.Request, cand bitset.Set) *nodeBound {
 	minN, _, _ := r.NodeCounts(0)
 	seen := p.scratchSet(&p.seen)
-	seen.Copy(c.freeAny)
-	seen.And(cand)
-	return &nodeBound{cand: cand, seen: seen, count: seen.Count(), minN: minN}
+	lo, hi := cand.Span()
+	for w := lo; w < hi; w++ {
+		seen[w] = c.freeAny[w] & cand[w]
+	}
+	p.bound = nodeBound{cand: cand, lo: lo, hi: hi, seen: seen, count: bitops.Count(seen[lo:hi]), minN: minN}
+	return &p.bound
 }
 
 // releaseTo counts the candidates of running[:n], released at once.
@@ -157,10 +163,10 @@ func (b *nodeBound) releaseTo(c *releaseChain, n int) {
 	k := n / c.reachStep
 	if k > 0 {
 		reached := c.reachedBy(k)
-		for w := range b.seen {
+		for w := b.lo; w < b.hi; w++ {
 			b.seen[w] |= reached[w] & b.cand[w]
 		}
-		b.count = b.seen.Count()
+		b.count = bitops.Count(b.seen[b.lo:b.hi])
 	}
 	for _, j := range c.running[k*c.reachStep : n] {
 		b.release(j)
