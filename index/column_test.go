@@ -222,16 +222,25 @@ func jsonNumber(text []byte) float64 {
 	return f
 }
 
+// spillAt makes builders spill past n distinct numbers for the rest of
+// the test, so that small columns take the spilled path.
+func spillAt(t *testing.T, n int) {
+	saved := maxInterned
+	maxInterned = n
+	t.Cleanup(func() { maxInterned = saved })
+}
+
 // A builder in dense mode must finish to exactly the column the ref lists
 // give, whatever the mix of types, duplicate keys, NaNs and spills.
 func TestDenseBuilderMatchesRefBuilder(t *testing.T) {
+	spillAt(t, 4096)
 	spilledDense := 0
 	for seed := uint64(1); seed <= 40; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
 		bound := uint32(denseAfter*2 + r.IntN(8000))
 		distinct := []int{3, 60, maxInterned + 500}[seed%3]
 		if distinct > maxInterned {
-			bound += 3 * maxInterned // enough numbers to spill
+			bound += 3 * uint32(maxInterned) // enough numbers to spill
 		}
 		density := []int{100, 90, 60, 45}[seed%4]
 		value := func() extra.Value {

@@ -376,24 +376,32 @@ func TestBuildRejectsDuplicateNames(t *testing.T) {
 }
 
 // Columns with more distinct numbers than a builder interns spill to plain
-// entries part way through the build, duplicate keys included.
+// entries part way through the build, duplicate keys included; the same
+// columns under the default bound stay interned.
 func TestLeavesMatchNaiveWhenNumbersSpill(t *testing.T) {
-	g := newGen(99)
-	nodes := g.nodes(3 * maxInterned)
-	for i := range nodes {
-		mem := strconv.FormatFloat(g.r.NormFloat64()*1e6, 'g', -1, 64)
-		switch i % 5 {
-		case 0:
-			nodes[i].Extra = []byte(`{"mem":` + mem + `,"a":` + g.value() + `,"mem":` + g.value() + `}`)
-		case 1:
-			nodes[i].Extra = []byte(`{"mem":` + g.value() + `,"mem":` + mem + `}`)
-		default:
-			nodes[i].Extra = []byte(`{"a":` + g.value() + `,"mem":` + mem + `}`)
-		}
+	for _, spill := range []bool{true, false} {
+		t.Run(fmt.Sprintf("spill=%t", spill), func(t *testing.T) {
+			if spill {
+				spillAt(t, 4096)
+			}
+			g := newGen(99)
+			nodes := g.nodes(3 * 4096)
+			for i := range nodes {
+				mem := strconv.FormatFloat(g.r.NormFloat64()*1e6, 'g', -1, 64)
+				switch i % 5 {
+				case 0:
+					nodes[i].Extra = []byte(`{"mem":` + mem + `,"a":` + g.value() + `,"mem":` + g.value() + `}`)
+				case 1:
+					nodes[i].Extra = []byte(`{"mem":` + g.value() + `,"mem":` + mem + `}`)
+				default:
+					nodes[i].Extra = []byte(`{"a":` + g.value() + `,"mem":` + mem + `}`)
+				}
+			}
+			s, err := Build(nodes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkAgainstNaive(t, g, s, newNaive(ptrs(nodes)), 200)
+		})
 	}
-	s, err := Build(nodes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkAgainstNaive(t, g, s, newNaive(ptrs(nodes)), 200)
 }
