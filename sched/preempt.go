@@ -830,11 +830,40 @@ func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands []ui
 	}
 	var victims []uint32
 	for _, id := range kept {
-		if q.jobs[id].j.Nodes.Intersects(a.Nodes) {
+		if takesFrom(a, q.jobs[id].j) {
 			victims = append(victims, id)
 		}
 	}
 	return a, victims
+}
+
+// takesFrom reports whether allocation a takes resources v holds: a core
+// of v on a shared node (the gang scheduler preempts only the jobs whose
+// cores the new job's overlap), or any of v's nodes when either holds
+// its nodes whole or has no core numbers (select/linear).
+func takesFrom(a *job.Allocation, v *Job) bool {
+	if v.Nodes == nil || !v.Nodes.Intersects(a.Nodes) {
+		return false
+	}
+	if v.Alloc == nil || a.WholeNode || v.Alloc.WholeNode {
+		return true
+	}
+	for _, na := range a.PerNode {
+		i, found := slices.BinarySearchFunc(v.Alloc.PerNode, na.ID, func(n job.NodeAlloc, id uint32) int { return cmp.Compare(n.ID, id) })
+		if !found {
+			continue
+		}
+		vc := v.Alloc.PerNode[i].Cores
+		if len(na.Cores) == 0 || len(vc) == 0 {
+			return true
+		}
+		for _, c := range na.Cores {
+			if slices.Contains(vc, c) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // suspendPlace is cons_tres _run_now's preempt/qos path when the first

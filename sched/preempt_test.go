@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/job"
 )
 
 // preemptFixture is four nodes in partitions lo (tier 0) and hipart
@@ -370,5 +373,34 @@ func TestPreemptorChainEndsWithinTheSecond(t *testing.T) {
 	g.q.MainPass(1001, true, p)
 	if got := g.outcome(hi); got != "RUNNING n1,n2" {
 		t.Errorf("next second: preemptor %s", got)
+	}
+}
+
+// TestTakesFromIsCoreOverlap: under the gang scheduler a job preempts only
+// the jobs whose cores it takes on a shared node; a job holding its nodes
+// whole, or one without core numbers (select/linear), overlaps by nodes.
+func TestTakesFromIsCoreOverlap(t *testing.T) {
+	alloc := func(whole bool, perNode ...job.NodeAlloc) *job.Allocation {
+		a := &job.Allocation{Nodes: roaring.New(), PerNode: perNode, WholeNode: whole}
+		for _, n := range perNode {
+			a.Nodes.Add(n.ID)
+		}
+		return a
+	}
+	victim := func(a *job.Allocation) *Job { return &Job{Nodes: a.Nodes, Alloc: a} }
+	for _, c := range []struct {
+		name string
+		a, v *job.Allocation
+		want bool
+	}{
+		{"other cores of a shared node", alloc(false, job.NodeAlloc{ID: 3, Cores: []int{7}}), alloc(false, job.NodeAlloc{ID: 3, Cores: []int{1, 2}}), false},
+		{"a core the victim holds", alloc(false, job.NodeAlloc{ID: 3, Cores: []int{0}}), alloc(false, job.NodeAlloc{ID: 2, Cores: []int{5}}, job.NodeAlloc{ID: 3, Cores: []int{0}}), true},
+		{"other nodes", alloc(false, job.NodeAlloc{ID: 1, Cores: []int{0}}), alloc(false, job.NodeAlloc{ID: 3, Cores: []int{0}}), false},
+		{"a whole node", alloc(true, job.NodeAlloc{ID: 3, Cores: []int{7}}), alloc(false, job.NodeAlloc{ID: 3, Cores: []int{1}}), true},
+		{"no core numbers", alloc(false, job.NodeAlloc{ID: 3}), alloc(false, job.NodeAlloc{ID: 3}), true},
+	} {
+		if got := takesFrom(c.a, victim(c.v)); got != c.want {
+			t.Errorf("%s: %v, want %v", c.name, got, c.want)
+		}
 	}
 }

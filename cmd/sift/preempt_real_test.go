@@ -355,18 +355,17 @@ var preemptRandomKnown = map[string]string{
 	"preempt-1-12.json/p1-12-07": gangCores,
 	"preempt-1-12.json/p1-12-08": gangCores,
 	"preempt-1-12.json/p1-12-09": gangCores,
-	"preempt-1-12.json/p1-12-10": gangCores,
 }
 
 // Causes of the known random preemption differences.
 const (
 	// gangCores: under PreemptMode=SUSPEND,GANG with cons_tres and jobs
-	// sharing nodes, Slurm's gang scheduler suspends only the lower-tier
-	// jobs whose cores the preemptor took, and cons_tres picked those
-	// cores knowing which jobs hold them; sift places the preemptor by
-	// nodes and suspends every lower-tier job on its nodes, so the
-	// suspended jobs and the later jobs' cores differ.
-	gangCores = "GANG on shared nodes: Slurm suspends only the jobs whose cores the preemptor takes; sift every lower-tier job on its nodes"
+	// sharing nodes, Slurm places the preemptor on other nodes or cores
+	// than sift (cons_tres places it over lower tiers' jobs knowing whose
+	// cores it takes), so other jobs are suspended (p1-12-04: a job on
+	// n6 in Slurm, n4 in sift) and the later jobs' cores differ. The
+	// victims are those whose cores the preemptor takes in both.
+	gangCores = "GANG on shared nodes: cons_tres places the preemptor on other nodes or cores than sift, so other jobs are suspended"
 	// victimNodesRace: without GANG, a killed or requeued victim's nodes
 	// come free one by one as their epilogs report, its batch host (its
 	// first node) last, and slurmctld's main pass starts the waiting
