@@ -536,7 +536,7 @@ func (q *Queue) stretchLimit(e *entry, part string, ns *nodeSpace, now, minLimit
 // seconds): its select plugin record is redone with it.
 func (q *Queue) setLimit(e *entry, part string, now, limit int64) {
 	j := e.j
-	rq := *e.parts[part].req
+	rq := *e.part(part).req
 	rq.TimeLimit = time.Duration(limit) * time.Second
 	a := j.Alloc
 	if err := q.plugin.Fini(j.ID); err != nil {
@@ -553,7 +553,7 @@ func (q *Queue) setLimit(e *entry, part string, now, limit int64) {
 func (q *Queue) unconstrained(e *entry, part string) *roaring.Bitmap {
 	c := q.cl.Snap.Live().Clone()
 	c.And(q.cl.Partitions[part].Nodes)
-	req := e.parts[part].req
+	req := e.part(part).req
 	if req.ExcludedSet != nil {
 		c.AndNot(req.ExcludedSet)
 	}
@@ -570,7 +570,7 @@ func (q *Queue) namePreemptees(e *entry, part string, now int64) func() {
 	if cands == nil {
 		return func() {}
 	}
-	req := e.parts[part].req
+	req := e.part(part).req
 	req.PreemptCandidates, req.PreemptSuspend = cands, q.allSuspend(cands)
 	return func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }
 }

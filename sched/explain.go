@@ -42,7 +42,7 @@ func (q *Queue) explain(e *entry, pass, part string, from, to int64, mask candid
 	if !ok {
 		return -1
 	}
-	pr := e.parts[part]
+	pr := e.part(part)
 	masks := []candidate.Mask{mask}
 	if m, ok := q.resvMask(e, part, from, to); ok {
 		masks = []candidate.Mask{m, mask}
@@ -115,7 +115,7 @@ func (q *Queue) resvMask(e *entry, part string, from, to int64) (candidate.Mask,
 	}
 	start, dur := from, to-from
 	if from == 0 {
-		start, dur = q.passNow, limitSeconds(e.parts[part].req.TimeLimit)
+		start, dur = q.passNow, limitSeconds(e.part(part).req.TimeLimit)
 	}
 	allowed, _, rc, _ := q.resvTest(e, part, start, dur, false)
 	m := candidate.Mask{Name: "reservations", Detail: clockText(start) + " to " + clockText(start+dur), Nodes: allowed}

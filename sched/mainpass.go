@@ -258,7 +258,7 @@ func isSubset(a, b *roaring.Bitmap) bool {
 // (its time_min under backfill).
 func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur int64, p *Pass) outcome {
 	j := e.j
-	pr := e.parts[part]
+	pr := e.part(part)
 	if pr.err != nil {
 		j.setReason(ReasonBadConstraints, "")
 		return never
@@ -390,7 +390,7 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 // begin records that e's job starts on a at now.
 func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error {
 	j := e.j
-	req := e.parts[part].req
+	req := e.part(part).req
 	a.Start = now
 	if err := q.plugin.Begin(req, a); err != nil {
 		return err

@@ -607,7 +607,7 @@ func (q *Queue) allSuspend(cands []uint32) bool {
 // taken out (suspend: keeping their memory), as cons_tres tests it on its
 // future usage: the allocation when the job could start then.
 func (q *Queue) willFit(e *entry, part string, use *roaring.Bitmap, removed []uint32, suspend bool, now int64) *job.Allocation {
-	req := e.parts[part].req
+	req := e.part(part).req
 	req.PreemptCandidates, req.PreemptSuspend, req.PreemptAll = removed, suspend, true
 	defer func() { req.PreemptCandidates, req.PreemptSuspend, req.PreemptAll = nil, false, false }()
 	a, err := q.plugin.Select(req, use.Clone(), job.RunNow, now)
@@ -676,7 +676,7 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 		var removed []uint32
 		var a *job.Allocation
 		last, final := -1, false
-		room := q.newRoom(e.parts[part].req, use)
+		room := q.newRoom(e.part(part).req, use)
 		for k := range list {
 			if !list[k].nodes.Intersects(use) {
 				// _job_res_rm_job refuses a job off the nodes: untested.

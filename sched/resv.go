@@ -328,7 +328,7 @@ const (
 // retried (up to 10 times, as Slurm); start is returned.
 func (q *Queue) resvTest(e *entry, part string, start, dur int64, move bool) (allowed *roaring.Bitmap, overlap bool, rc resvResult, when int64) {
 	j := e.j
-	req := e.parts[part].req.RequiredSet
+	req := e.part(part).req.RequiredSet
 	when = start
 	if j.Reservation != "" {
 		s := q.resv(j.Reservation)

@@ -36,7 +36,7 @@ func (q *Queue) AllocateAtSubmit(id uint32, now int64, p *Pass) {
 		}
 	}
 	j.Partition = part
-	if q.startNow(e, part, q.cl.Usable.Clone(), now, limitSeconds(e.parts[part].req.TimeLimit), p) == started {
+	if q.startNow(e, part, q.cl.Usable.Clone(), now, limitSeconds(e.part(part).req.TimeLimit), p) == started {
 		p.Started = append(p.Started, id)
 	}
 }
