@@ -14,7 +14,7 @@ import (
 type baseBuilder struct {
 	b       *base
 	cols    map[string]*colBuilder
-	propIDs map[string]*[]uint32
+	propIDs map[string]*propAcc
 	hostIDs map[hostKey]*hostAcc
 	ranks   []uint32 // by id
 	// identity stays set while every node's rank equals its id.
@@ -23,7 +23,7 @@ type baseBuilder struct {
 	// Documents and feature lists mostly repeat their keys in the same
 	// order: caching by position skips most map lookups.
 	keyCache  []keyed[*colBuilder]
-	featCache []keyed[*[]uint32]
+	featCache []keyed[*propAcc]
 	lastHost  hostKey
 	lastRefs  *hostAcc
 }
@@ -81,7 +81,7 @@ func newBaseBuilder(bound uint32, nodes []*Node) *baseBuilder {
 		ranks:    make([]uint32, bound),
 		identity: true,
 		cols:     map[string]*colBuilder{},
-		propIDs:  map[string]*[]uint32{},
+		propIDs:  map[string]*propAcc{},
 		hostIDs:  map[hostKey]*hostAcc{},
 	}
 }
@@ -113,21 +113,51 @@ func (bb *baseBuilder) colAt(i int, key []byte) *colBuilder {
 	return c
 }
 
-func (bb *baseBuilder) prop(i int, f string) *[]uint32 {
+func (bb *baseBuilder) prop(i int, f string) *propAcc {
 	if i < len(bb.featCache) && bb.featCache[i].key == f {
 		return bb.featCache[i].v
 	}
-	ids, ok := bb.propIDs[f]
+	acc, ok := bb.propIDs[f]
 	if !ok {
-		ids = new([]uint32)
-		bb.propIDs[f] = ids
+		acc = &propAcc{bm: roaring.New()}
+		bb.propIDs[f] = acc
 	}
 	if i < len(bb.featCache) {
-		bb.featCache[i] = keyed[*[]uint32]{f, ids}
+		bb.featCache[i] = keyed[*propAcc]{f, acc}
 	} else if i == len(bb.featCache) {
-		bb.featCache = append(bb.featCache, keyed[*[]uint32]{f, ids})
+		bb.featCache = append(bb.featCache, keyed[*propAcc]{f, acc})
 	}
-	return ids
+	return acc
+}
+
+// propAcc gathers a property's ids into its bitmap propBatch at a time: a
+// list of every id (8 MB at a million nodes with two features each) would
+// be garbage as the build ends, when the heap is at its peak.
+type propAcc struct {
+	bm   *roaring.Bitmap
+	buf  []uint32 // ids not yet in bm
+	last uint32   // the id added last, when n > 0
+	n    int      // ids added
+}
+
+const propBatch = 1024
+
+// add records id once, however often a node lists the property.
+func (a *propAcc) add(id uint32) {
+	if a.n > 0 && a.last == id {
+		return
+	}
+	a.last = id
+	a.n++
+	a.buf = append(a.buf, id)
+	if len(a.buf) == propBatch {
+		a.flush()
+	}
+}
+
+func (a *propAcc) flush() {
+	a.bm.AddMany(a.buf)
+	a.buf = a.buf[:0]
 }
 
 // addNode records everything but the extra values of a live node.
@@ -139,11 +169,7 @@ func (bb *baseBuilder) addNode(id uint32, n *Node, has bool) {
 // addFeatures records a node's features.
 func (bb *baseBuilder) addFeatures(id uint32, n *Node) {
 	for i, f := range n.Features {
-		ids := bb.prop(i, f)
-		if len(*ids) > 0 && (*ids)[len(*ids)-1] == id {
-			continue
-		}
-		*ids = append(grow(*ids, id, bb.b.bound), id)
+		bb.prop(i, f).add(id)
 	}
 }
 
@@ -274,9 +300,9 @@ func (bb *baseBuilder) finishProps() {
 	b.props = make(map[string]*roaring.Bitmap, len(bb.propIDs))
 	b.propBuf = make(map[string][]byte, len(bb.propIDs))
 	b.propW = map[string]*propWords{}
-	for f, ids := range bb.propIDs {
-		bm := roaring.New()
-		bm.AddMany(*ids)
+	for f, acc := range bb.propIDs {
+		acc.flush()
+		bm := acc.bm
 		bm.RunOptimize()
 		buf, err := bm.ToBytes()
 		view := roaring.New()
@@ -295,12 +321,13 @@ func (bb *baseBuilder) finishProps() {
 		if _, named := b.lookup(f); buf != nil && !named {
 			b.propBuf[f] = buf
 		}
-		if 16*len(*ids) >= int(b.bound) {
+		if 16*acc.n >= int(b.bound) {
 			pw := &propWords{w: make([]uint64, b.words), lo: b.words}
-			for _, id := range *ids {
+			bm.Iterate(func(id uint32) bool {
 				addBit(pw.w, id)
 				pw.lo, pw.hi = min(pw.lo, int(id>>6)), max(pw.hi, int(id>>6)+1)
-			}
+				return true
+			})
 			b.propW[f] = pw
 		}
 	}

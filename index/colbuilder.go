@@ -2,6 +2,7 @@ package index
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"strings"
 	"sync"
@@ -379,13 +380,22 @@ func (b *colBuilder) finish(bound uint32, words int) *column {
 	if b.dense != nil {
 		return b.finishDense(words)
 	}
-	c := &column{dense: make([]uint32, bound), unusable: b.unusable}
+	c := &column{unusable: b.unusable}
+	if n := b.valueCount(); placeSparse && 2*n < int(bound) {
+		// compact would keep pairs: place the vrefs there directly rather
+		// than in a dense list of bound entries (4 MB at a million ids)
+		// that would be garbage once compacted.
+		c.slots = b.slots(bound, n)
+		c.sparseIDs, c.sparseRefs = c.slots.ids(n), make([]uint32, n)
+	} else {
+		c.dense = make([]uint32, bound)
+	}
 	slices.Sort(c.unusable)
 	for _, id := range b.unusable {
-		c.dense[id] = vref(extra.KindUnusable, 0)
+		c.setRef(id, vref(extra.KindUnusable, 0))
 	}
 	for _, id := range b.nan {
-		c.dense[id] = vref(extra.KindNumber, nanIdx)
+		c.setRef(id, vref(extra.KindNumber, nanIdx))
 	}
 	c.nan = b.nan
 
@@ -520,9 +530,88 @@ func (b *colBuilder) finishDense(words int) *column {
 	return c
 }
 
+// placeSparse lets finish place a sparse column's pairs directly; tests
+// clear it to compare with the dense list compact turns into pairs.
+var placeSparse = true
+
+// valueCount is the number of ids with a value, as the column finish makes
+// will count them.
+func (b *colBuilder) valueCount() int {
+	n := len(b.unusable) + len(b.nan) + len(b.strRef) + len(b.boolRef)
+	if b.spilled {
+		return n + len(b.nums) + len(b.late)
+	}
+	return n + len(b.numRef)
+}
+
+// sparseSlots gives each of a set of ids its position in the set's
+// ascending order: the ids are bits, and before[w] counts those in the
+// words below w.
+type sparseSlots struct {
+	bits   []uint64
+	before []uint32
+}
+
+// slots marks the n ids that have a value in b (for finish, not dense mode).
+func (b *colBuilder) slots(bound uint32, n int) *sparseSlots {
+	words := (int(bound) + 63) / 64
+	s := &sparseSlots{bits: make([]uint64, words), before: make([]uint32, words)}
+	for _, id := range b.unusable {
+		addBit(s.bits, id)
+	}
+	for _, id := range b.nan {
+		addBit(s.bits, id)
+	}
+	for _, refs := range [][]ref{b.numRef, b.strRef, b.boolRef} {
+		for _, r := range refs {
+			addBit(s.bits, r.id)
+		}
+	}
+	if b.spilled {
+		for _, es := range [][]numEnt{b.nums, b.late} {
+			for _, e := range es {
+				addBit(s.bits, e.id)
+			}
+		}
+	}
+	k := uint32(0)
+	for w, x := range s.bits {
+		s.before[w] = k
+		k += uint32(bits.OnesCount64(x))
+	}
+	return s
+}
+
+// ids lists the marked ids in ascending order.
+func (s *sparseSlots) ids(n int) []uint32 {
+	ids := make([]uint32, 0, n)
+	for w, x := range s.bits {
+		for ; x != 0; x &= x - 1 {
+			ids = append(ids, uint32(w*64+bits.TrailingZeros64(x)))
+		}
+	}
+	return ids
+}
+
+// setRef records id's vref, in the dense list or, while finish places a
+// sparse column, at id's slot among its pairs.
+func (c *column) setRef(id, r uint32) {
+	if c.slots == nil {
+		c.dense[id] = r
+		return
+	}
+	w := id >> 6
+	c.sparseRefs[c.slots.before[w]+uint32(bits.OnesCount64(c.slots.bits[w]&(1<<(id&63)-1)))] = r
+}
+
 // compact switches to sparse vrefs when fewer than half the ids have the
-// key: pairs cost 8 bytes a node that has it, dense 4 bytes an id.
+// key: pairs cost 8 bytes a node that has it, dense 4 bytes an id. A
+// column finish placed as pairs already is.
 func (c *column) compact() {
+	if c.slots != nil {
+		c.slots = nil
+		return
+	}
 	n := len(c.num.ids) + len(c.nan) + len(c.str.ids) + len(c.boolP.ids) + len(c.unusable)
 	if 2*n >= len(c.dense) {
 		return
@@ -591,7 +680,7 @@ func (c *column) placeNums(es []numEnt) (ids, start []uint32) {
 			c.nums = append(c.nums, keyFloat(e.key))
 		}
 		ids[i] = e.id
-		c.dense[e.id] = vref(extra.KindNumber, uint32(len(c.nums)-1))
+		c.setRef(e.id, vref(extra.KindNumber, uint32(len(c.nums)-1)))
 	}
 	return ids, append(start, uint32(len(es)))
 }
@@ -651,7 +740,7 @@ func placeRanked(refs []ref, rank []uint32, distinct int, kind extra.Kind, c *co
 		k := rank[r.v]
 		ids[next[k]] = r.id
 		next[k]++
-		c.dense[r.id] = vref(kind, k)
+		c.setRef(r.id, vref(kind, k))
 	}
 	return ids, start
 }

@@ -27,6 +27,8 @@ type column struct {
 	dense      []uint32
 	sparseIDs  []uint32
 	sparseRefs []uint32
+	// slots places the pairs while finish builds a sparse column.
+	slots *sparseSlots
 
 	nums     []float64 // distinct non-NaN numbers, ascending
 	numStart []uint32  // position where each distinct number starts, then the count

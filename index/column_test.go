@@ -289,3 +289,56 @@ func TestDenseBuilderMatchesRefBuilder(t *testing.T) {
 		t.Fatal("no dense builder spilled its numbers")
 	}
 }
+
+// A column most ids lack is placed straight into its pairs: it must be
+// exactly the column that placing a dense list and compacting it gives.
+func TestSparseColumnMatchesCompactedDense(t *testing.T) {
+	for seed := uint64(1); seed <= 40; seed++ {
+		if seed%4 == 0 {
+			spillAt(t, 8)
+		} else {
+			spillAt(t, 4096)
+		}
+		r := rand.New(rand.NewPCG(seed, 11))
+		bound := uint32(1 + r.IntN(9000))
+		density := []int{1, 10, 30, 49}[seed%4]
+		var vals []extra.Value
+		var ids []uint32
+		for id := range bound {
+			if r.IntN(100) >= density {
+				continue
+			}
+			for range 1 + r.IntN(2)*r.IntN(3) { // duplicate keys now and then
+				var v extra.Value
+				switch k := r.IntN(100); {
+				case k < 55:
+					v = extra.Value{Kind: extra.KindNumber, Num: float64(r.IntN(40)) / 4}
+				case k < 58:
+					v = extra.Value{Kind: extra.KindNumber, Num: math.NaN()}
+				case k < 80:
+					v = extra.Value{Kind: extra.KindString, Str: strconv.Itoa(r.IntN(40))}
+				case k < 95:
+					v = extra.Value{Kind: extra.KindBool, Bool: r.IntN(2) == 0}
+				default:
+					v = extra.Value{Kind: extra.KindUnusable}
+				}
+				vals, ids = append(vals, v), append(ids, id)
+			}
+		}
+		words := (int(bound) + 63) / 64
+		finish := func(direct bool) *column {
+			placeSparse = direct
+			defer func() { placeSparse = true }()
+			b := newColBuilder(bound)
+			b.count = math.MinInt / 2 // never dense mode
+			for i, v := range vals {
+				b.addValue(ids[i], v)
+			}
+			return b.finish(bound, words)
+		}
+		got, want := finish(true), finish(false)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seed %d (bound %d, %d values): direct pairs %+v, compacted %+v", seed, bound, len(vals), got, want)
+		}
+	}
+}
