@@ -70,7 +70,7 @@ func buildBase(nodes []*Node) (*base, error) {
 // pipelineChunk nodes at a time, at most pipelineAhead chunks ahead.
 const (
 	pipelineMin   = 4096
-	pipelineChunk = 2048
+	pipelineChunk = 1024 // 4 chunks of buffers, 5 MB at a million nodes, garbage as the build ends
 	pipelineAhead = 4
 	parseWorkers  = 2
 )
