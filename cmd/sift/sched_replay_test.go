@@ -103,7 +103,7 @@ func replaySchedFiles(t *testing.T, paths []string, knownList map[string]string,
 				continue
 			}
 			key := strings.TrimSuffix(filepath.Base(path), ".gz") + "/" + c.Name
-			diffs, err := replaySchedCase(rec, c)
+			diffs, err := replaySchedCase(rec, c, nil)
 			if err != nil {
 				t.Fatalf("%s: %v", key, err)
 			}
@@ -177,9 +177,11 @@ const (
 // are made of. (A job's cores chosen again on its node list alone may
 // differ: ntasks=5 on n[5,7] took 1+4 cores when selected from the free
 // nodes and 3+2 on the list, and the plans then differed.)
-func replaySchedCase(rec schedRecording, c schedCase) ([]string, error) {
+//
+// With race, a victim's batch host comes free as race says (victimRelease).
+func replaySchedCase(rec schedRecording, c schedCase, race *victimRelease) ([]string, error) {
 	conf := rec.SlurmConf
-	r, err := newSchedReplay(rec, c, nil, nil)
+	r, err := newSchedReplay(rec, c, nil, nil, race)
 	if err != nil {
 		return nil, err
 	}
@@ -193,8 +195,12 @@ func replaySchedCase(rec schedRecording, c schedCase) ([]string, error) {
 		return nil, err
 	}
 	var order []uint32 // the jobs sift started, in order
+	tick := q.Tick
+	if race != nil {
+		tick = race.tick
+	}
 	for now := c.Released; now <= c.Read; now++ {
-		order = append(order, q.Tick(now).Started...)
+		order = append(order, tick(now).Started...)
 	}
 	diffs := r.diffs
 	same := len(diffs) == 0
@@ -244,7 +250,7 @@ func replaySchedCase(rec schedRecording, c schedCase) ([]string, error) {
 			}
 		}
 	}
-	p, err := newSchedReplay(rec, c, at, order)
+	p, err := newSchedReplay(rec, c, at, order, nil)
 	if err != nil {
 		// Slurm's starts cannot be set up (a job does not fit where it
 		// ran, its cores taken in another order): the first replay's
@@ -292,9 +298,10 @@ type schedReplay struct {
 // each gets the cores it got there. The case's first Running jobs are
 // submitted before the gate and tried at once, at the second Slurm
 // started them, as job_allocate does; where one does not start as in
-// Slurm, that is the replay's first difference.
-func newSchedReplay(rec schedRecording, c schedCase, running map[uint32]*sched.Job, order []uint32) (*schedReplay, error) {
-	q, cl, res, defPart, err := schedReplayQueue(rec.SlurmConf, rec.Sacctmgr, c.Drained)
+// Slurm, that is the replay's first difference. race, if not nil, frees
+// the victims' nodes (schedReplayQueue).
+func newSchedReplay(rec schedRecording, c schedCase, running map[uint32]*sched.Job, order []uint32, race *victimRelease) (*schedReplay, error) {
+	q, cl, res, defPart, err := schedReplayQueue(rec.SlurmConf, rec.Sacctmgr, c.Drained, race)
 	if err != nil {
 		return nil, err
 	}
@@ -420,8 +427,10 @@ func schedNodeNames(cl *job.Cluster, b *roaring.Bitmap) string {
 // as sift schedule reads it, with the QOS of the recording's sacctmgr
 // lines. It returns the queue, the cluster, the tolerance of expected
 // starts (bf_resolution, plus a second either side for the instant Slurm
-// read the clock) and the default partition.
-func schedReplayQueue(conf, sacctmgr, drained string) (*sched.Queue, *job.Cluster, int64, string, error) {
+// read the clock) and the default partition. race, if not nil, wraps the
+// select plugin so that victims' nodes come free in its order
+// (victimRelease).
+func schedReplayQueue(conf, sacctmgr, drained string, race *victimRelease) (*sched.Queue, *job.Cluster, int64, string, error) {
 	inv, _, err := inventory.ParseSlurmConf("slurm.conf", []byte(conf), func(string) ([]byte, error) {
 		return nil, fmt.Errorf("no includes in a recording")
 	})
@@ -482,7 +491,13 @@ func schedReplayQueue(conf, sacctmgr, drained string) (*sched.Queue, *job.Cluste
 		}
 		opt.PartitionOrder = partitionOrder(inv.Partitions)
 	}
+	if race != nil {
+		opt.Plugin = race.wrap(p)
+	}
 	q := sched.NewQueue(opt)
+	if race != nil {
+		race.q = q
+	}
 	return q, cl, int64(cfg.BFResolution/time.Second) + 1, defaultPartition(inv.Partitions), nil
 }
 
