@@ -20,6 +20,38 @@ func benchCluster(b testing.TB, n int) *job.Cluster {
 	return job.NewCluster(s)
 }
 
+// startSingles starts, on node i for every i below upto in steps of step, a
+// one-node job of ntasks tasks; staggered selects each at time i, so their
+// ends differ, as will-run needs.
+func startSingles(b *testing.B, p *Plugin, upto, step, ntasks int, staggered bool) {
+	for i := 0; i < upto; i += step {
+		r := &job.Request{ID: uint32(i + 1), NTasks: ntasks, MinNodes: 1, MaxNodes: 1}
+		var at int64
+		if staggered {
+			at = int64(i)
+		}
+		a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, at)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := p.Begin(r, a); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchRunNow times the RunNow selection of r over every live node.
+func benchRunNow(b *testing.B, p *Plugin, cl *job.Cluster, r *job.Request) {
+	cand := cl.Snap.Live()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Select(r, cand, job.RunNow, 0); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkRunNow is a 64-node job on a cluster where every 10th node runs
 // a small job (budget: 2 ms at 10k nodes).
 func BenchmarkRunNow(b *testing.B) {
@@ -27,25 +59,8 @@ func BenchmarkRunNow(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			cl := benchCluster(b, n)
 			p := New(cl, Config{TrackMemory: true, DefMemPerCPU: 1000})
-			for i := 0; i < n; i += 10 {
-				r := &job.Request{ID: uint32(i + 1), NTasks: 8, RequiredSet: nil, MinNodes: 1, MaxNodes: 1}
-				a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, 0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := p.Begin(r, a); err != nil {
-					b.Fatal(err)
-				}
-			}
-			r := &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64 * 32}
-			cand := cl.Snap.Live()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := p.Select(r, cand, job.RunNow, 0); err != nil {
-					b.Fatal(err)
-				}
-			}
+			startSingles(b, p, n, 10, 8, false)
+			benchRunNow(b, p, cl, &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64 * 32})
 		})
 	}
 }
@@ -56,16 +71,7 @@ func BenchmarkWillRun(b *testing.B) {
 	const n = 10000
 	cl := benchCluster(b, n)
 	p := New(cl, Config{TrackMemory: true, DefMemPerCPU: 1000})
-	for i := 0; i < n; i++ {
-		r := &job.Request{ID: uint32(i + 1), MinNodes: 1, MaxNodes: 1, NTasks: 64}
-		a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, int64(i))
-		if err != nil {
-			b.Fatal(err)
-		}
-		if err := p.Begin(r, a); err != nil {
-			b.Fatal(err)
-		}
-	}
+	startSingles(b, p, n, 1, 64, true)
 	r := &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64}
 	cand := cl.Snap.Live()
 	b.Run("jobs=10000", func(b *testing.B) {
@@ -88,25 +94,8 @@ func BenchmarkRunNowFragmented(b *testing.B) {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			cl := benchCluster(b, n)
 			p := New(cl, Config{})
-			for i := 0; i < n-63; i++ {
-				r := &job.Request{ID: uint32(i + 1), NTasks: 60, MinNodes: 1, MaxNodes: 1}
-				a, err := p.Select(r, bmOf(uint32(i)), job.RunNow, 0)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if err := p.Begin(r, a); err != nil {
-					b.Fatal(err)
-				}
-			}
-			r := &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64 * 30}
-			cand := cl.Snap.Live()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
-				if _, err := p.Select(r, cand, job.RunNow, 0); err != nil {
-					b.Fatal(err)
-				}
-			}
+			startSingles(b, p, n-63, 1, 60, false)
+			benchRunNow(b, p, cl, &job.Request{ID: 1 << 30, MinNodes: 64, MaxNodes: 64, ReqNodes: 64, NTasks: 64 * 30})
 		})
 	}
 }
