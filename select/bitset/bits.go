@@ -75,6 +75,16 @@ func (s Set) Count() int {
 	return n
 }
 
+// AndCount is the number of members of s in o, counted over words
+// [lo, hi) (s's members lie there).
+func (s Set) AndCount(o Set, lo, hi int) int {
+	n := 0
+	for i := lo; i < hi; i++ {
+		n += mbits.OnesCount64(s[i] & o[i])
+	}
+	return n
+}
+
 // Copy overwrites s with o (same length).
 func (s Set) Copy(o Set) { copy(s, o) }
 
@@ -216,6 +226,16 @@ func (s Set) Runs(f func(first, last int) bool) {
 		if !f(start, i-1) {
 			return
 		}
+	}
+}
+
+// AddRange puts the ids of [lo, hi) in the set.
+func (s Set) AddRange(lo, hi int) {
+	for lo < hi {
+		w, off := lo>>6, uint(lo)&63
+		n := min(64-int(off), hi-lo)
+		s[w] |= (^uint64(0) >> (64 - uint(n))) << off
+		lo += n
 	}
 }
 

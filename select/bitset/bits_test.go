@@ -61,6 +61,57 @@ func TestCountRangeMatchesHas(t *testing.T) {
 	}
 }
 
+// TestAddRangeMatchesAdd: AddRange puts in the ids Add would, one by one.
+func TestAddRangeMatchesAdd(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for iter := 0; iter < 2000; iter++ {
+		n := 1 + r.IntN(400)
+		s := New(n)
+		for i := 0; i < n; i++ {
+			if r.IntN(4) == 0 {
+				s.Add(uint32(i))
+			}
+		}
+		want := s.Clone()
+		lo := r.IntN(n)
+		hi := lo + r.IntN(n-lo+1)
+		for i := lo; i < hi; i++ {
+			want.Add(uint32(i))
+		}
+		s.AddRange(lo, hi)
+		if !s.Equal(want) {
+			t.Fatalf("[%d,%d): %v, want %v", lo, hi, s, want)
+		}
+	}
+}
+
+// TestAndCountMatchesHas: AndCount over s's span counts the ids in both
+// sets.
+func TestAndCountMatchesHas(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for iter := 0; iter < 500; iter++ {
+		n := 1 + r.IntN(400)
+		s, o := New(n), New(n)
+		want := 0
+		for i := 0; i < n; i++ {
+			a, b := r.IntN(3) == 0, r.IntN(2) == 0
+			if a {
+				s.Add(uint32(i))
+			}
+			if b {
+				o.Add(uint32(i))
+			}
+			if a && b {
+				want++
+			}
+		}
+		lo, hi := s.Span()
+		if got := s.AndCount(o, lo, hi); got != want {
+			t.Fatalf("n %d: %d, want %d", n, got, want)
+		}
+	}
+}
+
 // TestFillSpanAndAny: Fill gives FromRoaring's members in place (ids past
 // the set dropped), Span covers exactly the words with members, and AndAny
 // is And that reports whether a member is left.

@@ -2,6 +2,7 @@ package linear
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
@@ -43,6 +44,43 @@ type freeOrder struct {
 	// excl, run, tot, count and next are freedAt's working storage.
 	excl, run, tot, count []int32
 	next                  []int
+	// reached[m] is the nodes freed by the first min(m*step, n) releases
+	// (release count at most that), made as far as asked (reachedTo).
+	reached []bitset.Set
+	step    int
+}
+
+// reachStep is the fewest releases between two of a freeOrder's reached
+// sets (tests lower it).
+var reachStep = 16
+
+// checkpoint is the release count reached[m] stands for.
+func (o *freeOrder) checkpoint(m, n int) int { return min(m*o.step, n) }
+
+// reachedTo is reached[m], made (with those before it) if need be; the
+// storage of an earlier state's sets is reused.
+func (o *freeOrder) reachedTo(m, n, words int) bitset.Set {
+	for k := len(o.reached); k <= m; k++ {
+		var b bitset.Set
+		if k < cap(o.reached) {
+			b = o.reached[:k+1][k]
+		}
+		if len(b) != words {
+			b = make(bitset.Set, words)
+		}
+		from := 0
+		if k > 0 {
+			b.Copy(o.reached[k-1])
+			from = o.checkpoint(k-1, n) + 1
+		} else {
+			b.Clear()
+		}
+		for _, id := range o.nodes[o.at[from]:o.at[o.checkpoint(k, n)+1]] {
+			b.Add(id)
+		}
+		o.reached = append(o.reached, b)
+	}
+	return o.reached[m]
 }
 
 // chain is the release chain of the current state, rebuilt when the state
@@ -121,6 +159,7 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	}
 	o.stale = false
 	n := len(c.running)
+	o.reached, o.step = o.reached[:0], max(reachStep, n/64)
 	o.excl, o.run, o.tot = append(o.excl[:0], c.base.excl...), append(o.run[:0], c.base.run...), append(o.tot[:0], c.base.tot...)
 	excl, run, tot := o.excl, o.run, o.tot
 	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
@@ -204,6 +243,9 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 		// Without consumable memory a node passes from the release that
 		// frees it on: no books to keep.
 		o := p.freedAt(c, maxRun)
+		if !slowScan && p.emptyNodesFit(r, job.RunNow) {
+			return p.willRunReach(c, o, w, cand, f, out, count, minN, maxN, reqN)
+		}
 		for k, j := range c.running {
 			for _, id := range o.nodes[o.at[k+1]:o.at[k+2]] {
 				if cand.Has(id) && !f.Has(id) && p.staticFits(r, id, cpt) {
@@ -234,6 +276,57 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 		}
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
 			return out, total, j.end, nil
+		}
+	}
+	return nil, 0, 0, errNeverFits
+}
+
+// willRunReach is willRunFit's release walk when every candidate passes
+// the static checks (emptyNodesFit; memory not consumable): the
+// candidates that pass countBitmap after k releases are then cand and the
+// nodes of release count at most k, f is that set for k = 0 (count
+// members, already tested when enough), and the walk starts at the last
+// of o's reached sets that holds too few candidates, found by binary
+// search, instead of at the first release. A release that adds no
+// candidate is not tested again: the best fit reads nothing but f.
+func (p *Plugin) willRunReach(c *releaseChain, o *freeOrder, w *want, cand, f, out bitset.Set, count, minN, maxN, reqN int) (bitset.Set, int, int64, error) {
+	n := len(c.running)
+	lo, hi := cand.Span()
+	words := len(cand)
+	enough := func(m int) bool { return cand.AndCount(o.reachedTo(m, n, words), lo, hi) >= minN }
+	// The first reached set with enough candidates: among those made, by
+	// binary search, else by making more.
+	m := sort.Search(len(o.reached), enough)
+	if m == len(o.reached) {
+		last := (n + o.step - 1) / o.step
+		for m <= last && !enough(m) {
+			m++
+		}
+		if m > last {
+			return nil, 0, 0, errNeverFits
+		}
+	}
+	from := 0
+	if m > 0 {
+		from = o.checkpoint(m-1, n)
+		f.Copy(cand)
+		f.And(o.reached[m-1])
+		count = f.Count()
+	}
+	for k := from; k < n; k++ {
+		added := false
+		for _, id := range o.nodes[o.at[k+1]:o.at[k+2]] {
+			if cand.Has(id) {
+				f.Add(id)
+				count++
+				added = true
+			}
+		}
+		if !added || count < minN {
+			continue
+		}
+		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
+			return out, total, c.running[k].end, nil
 		}
 	}
 	return nil, 0, 0, errNeverFits

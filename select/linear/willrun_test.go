@@ -115,8 +115,13 @@ func cloneAlloc(a *job.Allocation) *job.Allocation {
 	return &c
 }
 
+// TestWillRunChainAgreesWithPlain: the release chain's answers, with the
+// reached sets every 1 to 4 releases so that the walk from them
+// (willRunReach) starts past the first release, are willRunPlain's.
 func TestWillRunChainAgreesWithPlain(t *testing.T) {
-	for seed := uint64(0); seed < 80; seed++ {
+	defer func(v int) { reachStep = v }(reachStep)
+	for seed := uint64(0); seed < 120; seed++ {
+		reachStep = 1 + int(seed%4)
 		willRunAgrees(t, seed)
 	}
 }
