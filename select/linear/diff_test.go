@@ -79,6 +79,13 @@ func TestFastPathsMatchPlainScan(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for iter := 0; iter < 3000; iter++ {
 		p, req, cand := randomScenario(t, r)
+		switch r.IntN(4) {
+		case 0:
+			// A CPU cap per node (availCPUs) below or above the nodes'.
+			req.NTasksPerNode = 1 + r.IntN(12)
+		case 1:
+			req.NTasksPerCore = 1 + r.IntN(2)
+		}
 		for _, mode := range []job.Mode{job.RunNow, job.TestOnly, job.WillRun} {
 			fast, ferr := p.Select(req, cand, mode, 100)
 			slowPick, slowScan = true, true

@@ -73,8 +73,9 @@ func (p *Plugin) jobTest(w *want, cand, out bitset.Set, minN, maxN, reqN int) (i
 		left: need{nodes: max(reqN, minN), cpus: w.minCPUs, maxNodes: maxN}}
 	var sets []consecSet
 	var spread cpuSpread
-	if w.required == nil && p.uniformCPUs > 0 && !slowScan {
+	if w.required == nil && w.perCore == 0 && p.uniformCPUs > 0 && !slowScan {
 		sets, spread = f.uniformRuns(cand)
+		f.uniform = spread.first
 	} else {
 		sets, spread = f.runs(cand)
 	}
@@ -110,6 +111,9 @@ type fit struct {
 	out        bitset.Set
 	minN, reqN int
 	left       need
+	// uniform is the CPUs every candidate offers when uniformRuns listed
+	// the runs (no node taken before fromRuns), else 0.
+	uniform int
 }
 
 // cpuSpread is how the candidates' usable CPUs vary: the first
@@ -129,7 +133,8 @@ func (f *fit) add(id uint32, avail int) {
 }
 
 // uniformRuns lists the runs of candidates when every node offers the same
-// CPUs and no node is required: runs come straight from the words.
+// CPUs (no ntasks-per-core, which lets availCPUs count a node's cores
+// instead) and no node is required: runs come straight from the words.
 func (f *fit) uniformRuns(cand bitset.Set) ([]consecSet, cpuSpread) {
 	a := f.p.uniformCPUs
 	if f.w.cpuCap > 0 && a > f.w.cpuCap {
@@ -287,8 +292,32 @@ func (f *fit) takeFromRun(b *consecSet) {
 		}
 		return
 	}
+	if f.uniform > 0 && !slowPick {
+		f.takeRange(b)
+		return
+	}
 	for id := b.start; id <= b.end && f.take(id); id++ {
 	}
+}
+
+// takeRange is takeFromRun's walk over a run of uniformRuns (no node of it
+// taken, each offering f.uniform CPUs): the first nodes the walk would
+// take, at once.
+func (f *fit) takeRange(b *consecSet) {
+	a := f.uniform
+	need := max(f.left.nodes, 0)
+	if f.left.cpus > 0 {
+		need = max(need, (f.left.cpus+a-1)/a)
+	}
+	k := min(b.end-b.start+1, max(f.left.maxNodes, 0), need)
+	if k <= 0 {
+		return
+	}
+	f.out.AddRange(b.start, b.start+k)
+	f.left.nodes -= k
+	f.left.maxNodes -= k
+	f.left.cpus -= k * a
+	f.left.taken += k * f.p.uniformCPUs
 }
 
 // take takes node id unless it is already taken, and reports whether the
