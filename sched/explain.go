@@ -55,6 +55,16 @@ func (q *Queue) explain(e *entry, pass, part string, from, to int64, mask candid
 	return len(list)
 }
 
+// explainMain is explain for the main pass's test of e's job in part on
+// the nodes avail. Most queues trace no job: the mask, built for every
+// record of every pass, is built only when one is.
+func (q *Queue) explainMain(e *entry, part string, avail *roaring.Bitmap) int {
+	if q.traced == nil {
+		return -1
+	}
+	return q.explain(e, "main", part, 0, 0, mainMask(avail))
+}
+
 // explained sets the outcome of record i of job j.
 func (q *Queue) explained(j *Job, i int) {
 	if i < 0 {

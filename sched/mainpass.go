@@ -62,6 +62,10 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 	q.passNow = now
 	clock := q.newBudget()
 	p.MainExit = "end of queue"
+	// The records mostly name one partition: its nodes are looked up when
+	// the partition changes from one record to the next.
+	var part string
+	var partNodes *roaring.Bitmap
 	for _, r := range recs {
 		e, j := r.e, r.e.j
 		if j.State != Pending || j.Priority == 0 {
@@ -98,7 +102,9 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			}
 		}
 		p.MainTested++
-		partNodes := q.cl.Partitions[r.part].Nodes
+		if partNodes == nil || part != r.part {
+			part, partNodes = r.part, q.cl.Partitions[r.part].Nodes
+		}
 		var rs *resvState
 		if j.Reservation != "" {
 			rs = q.resv(j.Reservation)
@@ -118,7 +124,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			if j.Reason == ReasonNone || j.Reason == ReasonResources {
 				j.setReason(ReasonPriority, "")
 			}
-			q.explained(j, q.explain(e, "main", r.part, 0, 0, mainMask(avail)))
+			q.explained(j, q.explainMain(e, r.part, avail))
 			continue
 		}
 		if q.opt.Limits != nil {
@@ -136,10 +142,10 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 		failByPart, nonReserve := false, false
 		if n := int(avail.AndCardinality(partNodes)); minN > n {
 			j.setReason(ReasonResources, detailBlocked)
-			q.explained(j, q.explain(e, "main", r.part, 0, 0, mainMask(avail)))
+			q.explained(j, q.explainMain(e, r.part, avail))
 			failByPart = true
 		} else {
-			ex := q.explain(e, "main", r.part, 0, 0, mainMask(avail))
+			ex := q.explainMain(e, r.part, avail)
 			out := q.startNow(e, r.part, avail, now, limitSeconds(req.TimeLimit), p)
 			q.explained(j, ex)
 			switch out {
