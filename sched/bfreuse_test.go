@@ -13,18 +13,40 @@ import (
 // job (state, start, planned start and nodes, reason) must be the same,
 // and some passes must have been reused.
 func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 11))
-	reused, worlds := 0, 0
-	for seed := 0; seed < 1500; seed++ {
+	reused := 0
+	worlds := tickWorlds(t, rand.New(rand.NewPCG(5, 11)), 1500, func(gf, gp *byteGen) (*fuzzWorld, *fuzzWorld) {
+		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, true)
+		if _, ok := fast.q.sched.(Backfill); !ok || !fast.q.reuseAllowed() {
+			// Reuse is off in this world (another select plugin,
+			// preemption or advance reservations).
+			return nil, nil
+		}
+		return fast, plain
+	}, nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) { reused += fast.q.bfLast.reused })
+	if reused == 0 {
+		t.Fatal("no backfill pass was reused")
+	}
+	t.Logf("%d worlds, %d backfill passes reused", worlds, reused)
+}
+
+// tickWorlds drives, for each of inputs random inputs, the two worlds pair
+// makes of it (nil when the input does not apply) with Tick as a simulator
+// does: bursts of submissions, quiet stretches, jobs ending early or at
+// their limits. Before each Tick between (if set) may change both alike;
+// after it the passes and outcome of both must be the same. done sees the
+// first world when its run is over. It returns how many pairs ran.
+func tickWorlds(t *testing.T, r *rand.Rand, inputs int, pair func(gf, gp *byteGen) (fast, plain *fuzzWorld),
+	between func(now int64, id uint32, fast, plain *fuzzWorld), outcome func(*fuzzWorld) string, done func(fast *fuzzWorld)) int {
+	t.Helper()
+	worlds := 0
+	for seed := 0; seed < inputs; seed++ {
 		data := make([]byte, 400+r.IntN(400))
 		for i := range data {
 			data[i] = byte(r.IntN(256))
 		}
 		gf, gp := &byteGen{b: data}, &byteGen{b: data}
-		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, true)
-		if _, ok := fast.q.sched.(Backfill); !ok || !fast.q.reuseAllowed() {
-			// Reuse is off in this world (another select plugin,
-			// preemption or advance reservations).
+		fast, plain := pair(gf, gp)
+		if fast == nil {
 			continue
 		}
 		worlds++
@@ -37,9 +59,12 @@ func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
 					plain.submit(t, gp, id, now)
 				}
 			}
+			if between != nil {
+				between(now, id, fast, plain)
+			}
 			pf, pp := fast.q.Tick(now), plain.q.Tick(now)
-			if got, want := passText(pf)+fast.outcomes(), passText(pp)+plain.outcomes(); got != want {
-				t.Fatalf("input %d, tick at %d: reused passes give\n%s\nfresh ones\n%s", seed, now, got, want)
+			if got, want := passText(pf)+outcome(fast), passText(pp)+outcome(plain); got != want {
+				t.Fatalf("input %d, tick at %d: with the fast path\n%s\nwithout\n%s", seed, now, got, want)
 			}
 			now += int64(1 + r.IntN(45))
 			early := uint32(r.IntN(int(id) + 1))
@@ -53,12 +78,9 @@ func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
 				}
 			}
 		}
-		reused += fast.q.bfLast.reused
+		done(fast)
 	}
-	if reused == 0 {
-		t.Fatal("no backfill pass was reused")
-	}
-	t.Logf("%d worlds, %d backfill passes reused", worlds, reused)
+	return worlds
 }
 
 // passText is what a Tick reports of its passes.

@@ -42,6 +42,8 @@ type fuzzWorld struct {
 	cl    *job.Cluster
 	parts []string
 	cfg   Config
+	// begins gives some submitted jobs a begin time after their submit.
+	begins bool
 }
 
 // plainPlugin hides a select plugin's optional fast paths
@@ -167,6 +169,9 @@ func (w *fuzzWorld) submit(t *testing.T, g *byteGen, id uint32, now int64) {
 		if j.Deps[0].Kind == Singleton {
 			j.Deps[0].Job = 0
 		}
+	}
+	if w.begins && g.n(6) == 0 {
+		j.Begin = now + int64(g.n(900))
 	}
 	if rs := w.q.Reservations(); len(rs) > 0 && g.n(4) == 0 {
 		r := rs[g.n(len(rs))]

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -131,9 +132,12 @@ type Queue struct {
 	bfSpace *nodeSpace
 	recBuf  []record
 	sortBuf []record
-	bfEnds  runEnds
-	bfReq   job.Request
-	bfLast  bfReuse
+	built   builtQueue
+	// plainBuild turns builtQueue off, for the differential tests.
+	plainBuild bool
+	bfEnds     runEnds
+	bfReq      job.Request
+	bfLast     bfReuse
 	// completing are the preempted jobs whose resources the plugin holds
 	// until the next pass (releaseCompleting).
 	completing []completingJob
@@ -585,8 +589,18 @@ type record struct {
 // that passes job_limits_check, sorted in sort_job_queue2's order.
 func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 	q.releaseCompleting(now)
+	if q.builtStands(now, backfill) {
+		if clearStart {
+			for _, e := range q.built.pending {
+				e.j.Start = 0
+			}
+		}
+		return q.recBuf
+	}
 	// The records of the last pass are done with: their storage is reused.
 	out := q.recBuf[:0]
+	b := &q.built
+	b.pending, b.until, b.timeMin, b.settled = b.pending[:0], math.MaxInt64, false, true
 	var last partLookup
 	for _, e := range q.ents {
 		j := e.j
@@ -596,6 +610,8 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 			}
 			continue
 		}
+		b.pending = append(b.pending, e)
+		b.timeMin = b.timeMin || j.TimeMin > 0
 		if clearStart {
 			j.Start = 0
 		}
@@ -603,14 +619,29 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 		ok := q.runnable1(e, now)
 		q.accrue(j, ok, now)
 		if !ok {
+			if j.Begin > now {
+				b.until = min(b.until, j.Begin)
+			}
 			continue
 		}
+		if j.Reason == ReasonBeginTime {
+			// Eligible from now on: the next build clears the reason.
+			b.settled = false
+		}
+		n, refused := len(out), false
 		for _, p := range j.Partitions {
 			pl := q.lookup(&last, p)
 			if !q.runnable2(e, p, pl.conf, backfill) {
+				refused = true
 				continue
 			}
 			out = append(out, record{e: e, part: p, tier: pl.tier, prio: j.Priority})
+		}
+		if refused && len(out) > n {
+			// A partition refuses the job and another takes it: the
+			// next build sets the reason of the refusal over the one
+			// the passes give it, then clears it.
+			b.settled = false
 		}
 	}
 	var preempts func(a, b record) bool
@@ -626,7 +657,56 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 		clear(out[len(out):n])
 	}
 	q.recBuf = out
+	b.ok, b.at, b.changes, b.backfill = b.settled && q.buildsStand(), now, q.clock.changes, backfill
 	return out
+}
+
+// builtQueue is the last queue build, which the next ones reuse while
+// nothing it read changed (builtStands): a simulator builds the queue for
+// every main and backfill pass, and most passes find it as the last one
+// left it.
+type builtQueue struct {
+	ok bool
+	// at is the build's now, changes the queue's change count then.
+	at      int64
+	changes uint64
+	// until is the first begin time of a job held by it (the build's
+	// first test of the clock that goes the other way later).
+	until int64
+	// backfill is the build's minTime; it matters only when a pending
+	// job has a time_min (timeMin).
+	backfill, timeMin bool
+	// pending are the pending jobs, in submit order: a backfill pass's
+	// build clears their planned starts.
+	pending []*entry
+	// settled says that building again would set no reason: not so when
+	// a job's reason is one its tests read and change on the next build
+	// (below).
+	settled bool
+}
+
+// buildsStand reports whether a queue build may stand for later ones
+// while nothing changes: every change then comes through the queue's
+// methods (Options.ReusePasses), and no hook, advance reservation,
+// preemption or completing job makes the build read more than the jobs
+// and the clock's crossing of their begin times.
+func (q *Queue) buildsStand() bool {
+	return q.opt.ReusePasses && !q.plainBuild && q.opt.Limits == nil && q.opt.Priority == nil &&
+		!q.opt.Preempt.enabled() && len(q.resvs) == 0 && len(q.completing) == 0
+}
+
+// builtStands reports whether the last queue build stands for a build at
+// now: it may (buildsStand), no job, node, reservation or configuration
+// changed since, the clock has not reached a held job's begin time, and
+// runnable2's minTime is the same or no pending job has a time_min. The
+// tests the build made then give the same records and leave the same
+// reasons now: the passes in between set only reasons those tests do not
+// read (Priority, Resources and select_nodes' reasons, never a
+// partition's, a hold's, a dependency's or a begin time's).
+func (q *Queue) builtStands(now int64, backfill bool) bool {
+	b := &q.built
+	return b.ok && q.buildsStand() && q.clock.changes == b.changes && now >= b.at && now < b.until &&
+		(b.backfill == backfill || !b.timeMin)
 }
 
 // partLookup is the partition a queue build looked up last: a pass's
