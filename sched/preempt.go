@@ -627,7 +627,7 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 		return nil, nil, false
 	}
 	if q.opt.Preempt.Flags.Gang && q.opt.Preempt.Type == PreemptPartitionPrio {
-		if s, ok := q.plugin.(job.NodeSharer); !ok || !s.SharesNodes() {
+		if !q.sharesNodes() {
 			// select/linear has no partition-tier placement: its
 			// _run_now takes the candidates out one at a time, those
 			// to suspend too, and re-sorts them once.
@@ -641,8 +641,15 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 		a, victims = q.suspendPlace(e, part, use, cands, now)
 		return a, victims, true
 	}
-	a, victims = q.runNowVictims(e, part, use, cands, false, now)
+	a, victims = q.runNowVictims(e, part, use, cands, !q.sharesNodes(), now)
 	return a, victims, false
+}
+
+// sharesNodes reports whether the select plugin places jobs on a node's
+// cores (cons_tres) rather than on whole nodes (select/linear).
+func (q *Queue) sharesNodes() bool {
+	s, ok := q.plugin.(job.NodeSharer)
+	return ok && s.SharesNodes()
 }
 
 // runNowVictims is cons_tres _run_now's preemption loop: candidates are
@@ -651,13 +658,19 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 // enabling job to the top) the list is re-sorted by how many of the chosen
 // nodes each job holds, the enabling job first, and the walk starts over,
 // to preempt fewer jobs. The victims are the removed jobs on the chosen
-// nodes. linear is select/linear's loop under GANG: jobs to suspend are
-// candidates too (keeping their memory), and the list is re-sorted once.
+// nodes. linear is select/linear's _run_now: jobs to suspend are
+// candidates too (keeping their memory), the list is re-sorted once, and
+// by how many nodes each job taken out before the enabling one gave
+// back when it was taken out (its usable_nodes), not by how many of the
+// chosen nodes it holds.
 func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands []uint32, linear bool, now int64) (*job.Allocation, []uint32) {
 	type cand struct {
 		id     uint32
 		nodes  *roaring.Bitmap
 		usable uint64
+		// freed is, for linear, how many of its nodes became usable
+		// when it was taken out.
+		freed uint64
 	}
 	var list []cand
 	for _, id := range cands {
@@ -684,6 +697,15 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 			}
 			removed = append(removed, list[k].id)
 			list[k].usable = 0
+			if linear {
+				// Its nodes on use that no candidate still in
+				// place holds.
+				free := roaring.And(list[k].nodes, use)
+				for _, c := range list[k+1:] {
+					free.AndNot(c.nodes)
+				}
+				list[k].freed = free.GetCardinality()
+			}
 			if !room.free(q.jobs[list[k].id].j) {
 				// Too few CPUs yet: the test would fail.
 				continue
@@ -729,7 +751,11 @@ func (q *Queue) runNowVictims(e *entry, part string, use *roaring.Bitmap, cands 
 		}
 		list[last].usable = 99999
 		for d := 0; d < last; d++ {
-			list[d].usable = list[d].nodes.AndCardinality(a.Nodes)
+			if linear {
+				list[d].usable = list[d].freed
+			} else {
+				list[d].usable = list[d].nodes.AndCardinality(a.Nodes)
+			}
 		}
 		for d := last + 1; d < len(list); d++ {
 			list[d].usable = 0

@@ -223,6 +223,38 @@ func TestPreemptVictimOrder(t *testing.T) {
 	}
 }
 
+// TestPreemptLinearReordersByNodesFreed is select/linear's _run_now: once
+// taking out jobs in order fits the preemptor, the list is re-sorted with
+// the enabling job first and the jobs taken out before it by how many
+// nodes each gave back (usable_nodes), not by how many of the chosen nodes
+// it holds (cons_tres's key), and walked again. Here 1 (n1), 3 (n5) and 2
+// (n3-n4) fit a 3-node job on n[3-5]; walked again as 2, 1, 3 it fits on
+// n[1,3-4], so 2 and 1 are the victims (recorded: p1-01-04 of
+// lab/slurm/sched/preempt/random-events, 104 and 100 preempted for 321).
+func TestPreemptLinearReordersByNodesFreed(t *testing.T) {
+	for _, gang := range []bool{false, true} {
+		mode := PreemptCancel
+		if gang {
+			mode = PreemptSuspend
+		}
+		f := newFixture(t, nodesN("n", 1, 5, "lo", "hipart"), Builtin{}, DefaultConfig(), nil, false)
+		f.q.opt.Preempt = Preemption{Type: PreemptPartitionPrio, Mode: mode, Flags: PreemptModeFlags{Gang: gang}, KillWait: DefaultKillWait}
+		f.runLo(1, "n1", 100)
+		f.runLo(2, "n3,n4", 100)
+		f.runLo(3, "n5", 100)
+		f.running(4, "hipart", "n2", 100, 36100)
+		f.submit(5, 10, "nodes=3,partition=hipart,time=10")
+		p := f.pass(1000)
+		var got []uint32
+		for _, e := range p.Preempted {
+			got = append(got, e.Victim)
+		}
+		if len(got) != 2 || got[0] != 2 || got[1] != 1 {
+			t.Errorf("gang %v: victims %v, want [2 1]", gang, got)
+		}
+	}
+}
+
 // TestPreemptQueueOrderPutsPreemptorsFirst is sort_job_queue2's first
 // test: a job whose QOS may preempt another's sorts before it whatever
 // their priorities.

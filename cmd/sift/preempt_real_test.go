@@ -299,7 +299,7 @@ const preemptRandomDir = "../../lab/slurm/sched/preempt/random"
 var preemptRandomKnown = map[string]string{
 	"preempt-1-01.json/p1-01-01": victimNodesRaceUnconfirmed,
 	"preempt-1-01.json/p1-01-02": victimNodesRaceUnconfirmed,
-	"preempt-1-01.json/p1-01-04": victimNodesRaceUnconfirmed,
+	"preempt-1-01.json/p1-01-04": victimNodesRace,
 	"preempt-1-01.json/p1-01-05": victimNodesRaceUnconfirmed,
 	"preempt-1-01.json/p1-01-06": victimNodesRaceUnconfirmed,
 	"preempt-1-01.json/p1-01-07": victimNodesRaceUnconfirmed,
@@ -344,7 +344,6 @@ var preemptRandomKnown = map[string]string{
 	"preempt-1-11.json/p1-11-01": victimNodesRaceUnconfirmed,
 	"preempt-1-11.json/p1-11-02": victimNodesRaceUnconfirmed,
 	"preempt-1-11.json/p1-11-03": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-04": victimNodesRaceUnconfirmed,
 	"preempt-1-11.json/p1-11-05": victimNodesRaceUnconfirmed,
 	"preempt-1-11.json/p1-11-06": victimNodesRaceUnconfirmed,
 	"preempt-1-11.json/p1-11-07": victimNodesRaceUnconfirmed,
@@ -411,7 +410,7 @@ const (
 	// victim's nodes but its batch host freed at the pass after the one
 	// that stopped it and the batch host 0-3 s later (victimRaceDelays),
 	// every job agrees with Slurm: p2-04-05 with one delay for every
-	// victim (0 s: after the passes of the same second), 12 others with a
+	// victim (0 s: after the passes of the same second), 13 others with a
 	// delay per victim, some victims freed whole (victimRaceOrders), among
 	// them p1-01-10 (a 5-node preemptor on n[16-20], not on n15, the batch
 	// host of the victim on n[15-17], where sift freeing it whole takes

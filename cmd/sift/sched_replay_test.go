@@ -40,6 +40,9 @@ type schedCase struct {
 	// gate, one by one (siftlab preemptgen), Started what Slurm did with
 	// each then.
 	Running int `json:"running"`
+	// Events are slurmctld's log events from the release to the read
+	// (siftlab record -events), for epilogRelease.
+	Events  []labEvent `json:"events"`
 	Started []struct {
 		State string `json:"state"`
 		Nodes string `json:"nodes"`
@@ -178,8 +181,9 @@ const (
 // differ: ntasks=5 on n[5,7] took 1+4 cores when selected from the free
 // nodes and 3+2 on the list, and the plans then differed.)
 //
-// With race, a victim's batch host comes free as race says (victimRelease).
-func replaySchedCase(rec schedRecording, c schedCase, race *victimRelease) ([]string, error) {
+// With race, a victim's nodes come free as race says (victimRelease,
+// epilogRelease), and race runs the passes.
+func replaySchedCase(rec schedRecording, c schedCase, race releaseModel) ([]string, error) {
 	conf := rec.SlurmConf
 	r, err := newSchedReplay(rec, c, nil, nil, race)
 	if err != nil {
@@ -300,7 +304,7 @@ type schedReplay struct {
 // started them, as job_allocate does; where one does not start as in
 // Slurm, that is the replay's first difference. race, if not nil, frees
 // the victims' nodes (schedReplayQueue).
-func newSchedReplay(rec schedRecording, c schedCase, running map[uint32]*sched.Job, order []uint32, race *victimRelease) (*schedReplay, error) {
+func newSchedReplay(rec schedRecording, c schedCase, running map[uint32]*sched.Job, order []uint32, race releaseModel) (*schedReplay, error) {
 	q, cl, res, defPart, err := schedReplayQueue(rec.SlurmConf, rec.Sacctmgr, c.Drained, race)
 	if err != nil {
 		return nil, err
@@ -430,7 +434,7 @@ func schedNodeNames(cl *job.Cluster, b *roaring.Bitmap) string {
 // read the clock) and the default partition. race, if not nil, wraps the
 // select plugin so that victims' nodes come free in its order
 // (victimRelease).
-func schedReplayQueue(conf, sacctmgr, drained string, race *victimRelease) (*sched.Queue, *job.Cluster, int64, string, error) {
+func schedReplayQueue(conf, sacctmgr, drained string, race releaseModel) (*sched.Queue, *job.Cluster, int64, string, error) {
 	inv, _, err := inventory.ParseSlurmConf("slurm.conf", []byte(conf), func(string) ([]byte, error) {
 		return nil, fmt.Errorf("no includes in a recording")
 	})
@@ -496,7 +500,7 @@ func schedReplayQueue(conf, sacctmgr, drained string, race *victimRelease) (*sch
 	}
 	q := sched.NewQueue(opt)
 	if race != nil {
-		race.q = q
+		race.attach(q, cl)
 	}
 	return q, cl, int64(cfg.BFResolution/time.Second) + 1, defaultPartition(inv.Partitions), nil
 }

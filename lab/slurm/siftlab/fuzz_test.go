@@ -1,6 +1,9 @@
 package main
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // FuzzParseSlurmOutput feeds arbitrary text to every reader of Slurm's
 // command output; none may panic or run away on a wide range.
@@ -9,11 +12,13 @@ func FuzzParseSlurmOutput(f *testing.F) {
 	f.Add("sbatch: Job 3 to start at 1764048000 using 16 processors on nodes t1 in partition p\n")
 	f.Add("Main schedule statistics (microseconds):\n\tLast cycle:   12\nBackfilling stats\n\tTotal backfilled jobs (since last slurm start): 2\n")
 	f.Add("NodeName=t[1-2] CPUs=16 ThreadsPerCore=2\nNodes=t1 CPU_IDs=0-9223372036854775807")
+	f.Add(eventsLog)
 	f.Fuzz(func(t *testing.T, s string) {
 		tpc := nodeThreads(s)
 		_ = parseJob(s, tpc)
 		_ = parseTestOnly(s, false)
 		_ = parseSdiag(s)
 		_ = coresOf(s, 2)
+		_ = parseEvents(s, 1795686913, time.UTC)
 	})
 }

@@ -3,7 +3,7 @@
 // and writes the JSON the select replay reads
 // (cmd/sift/testdata/select/slurm-real), extended for scheduling.
 //
-//	siftlab record -in CASES.json -out REC.json [-frac F -seed S]
+//	siftlab record -in CASES.json -out REC.json [-frac F -seed S] [-cases A,B] [-events]
 //	siftlab compare OLD.json NEW.json
 //	siftlab gen -conf FRAGMENT -n N -seed S -out CASES.json
 //	siftlab schedgen -files F -n N -seed S -out DIR
@@ -80,6 +80,10 @@ type Case struct {
 	// protocol does not expect ran.
 	MainCycles     int `json:"main_cycles,omitempty"`
 	BackfillCycles int `json:"backfill_cycles,omitempty"`
+	// Events (mode schedule, record -events) is what slurmctld's log says
+	// happened from the release to the read: passes, starts, preemptions
+	// and each node's epilog (events.go).
+	Events []Event `json:"events,omitempty"`
 }
 
 // Job is one step: a submission (Spec, Sbatch) or, with Action, a cancel of

@@ -25,6 +25,9 @@ type lab struct {
 	// log, which scheduling cases read (sched.go).
 	backfill bool
 	ctldLog  string
+	// events: scheduling cases keep slurmctld's log events (record
+	// -events, which runs slurmctld at debug2).
+	events bool
 }
 
 func (l *lab) cmd(name string, args ...string) (string, string, error) {
@@ -44,6 +47,8 @@ func record(args []string) error {
 	seed := fs.Int64("seed", 1, "seed of the sample")
 	labDir := fs.String("lab", "lab/slurm", "directory of start.sh")
 	portBase := fs.Int("port-base", 0, "renumber the nodes' Port= from this base + 1, in slurm.conf order (0: keep)")
+	only := fs.String("cases", "", "record only these cases (names, comma-separated)")
+	events := fs.Bool("events", false, "keep, per scheduling case, slurmctld's log events (SlurmctldDebug=debug2)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -55,12 +60,20 @@ func record(args []string) error {
 		return err
 	}
 	rec.Cases = sample(rec.Cases, filepath.Base(*in), *frac, *seed)
+	if *only != "" {
+		names := strings.Split(*only, ",")
+		rec.Cases = slices.DeleteFunc(rec.Cases, func(c Case) bool { return !slices.Contains(names, c.Name) })
+	}
 	if *portBase > 0 {
 		rec.SlurmConf = renumberPorts(rec.SlurmConf, *portBase)
 	}
 	run := usePrefix()
 	l := &lab{dir: *labDir, threads: nodeThreads(rec.SlurmConf), ctldLog: filepath.Join(run, "log", "slurmctld.log")}
 	conf := rec.SlurmConf
+	if *events {
+		l.events = true
+		conf += "\nSlurmctldDebug=debug2\n"
+	}
 	if hasScheduleCases(rec) && strings.Contains(conf, "SchedulerType=sched/backfill") {
 		l.backfill = true
 		if !strings.Contains(conf, "DebugFlags=") {

@@ -92,6 +92,7 @@ func (l *lab) runSchedCase(c *Case) error {
 	}
 	first := l.firstNode()
 	main0, bf0 := l.cycles()
+	off := l.logSize()
 	c.Released = time.Now().Unix()
 	if _, errs, err := l.cmd("scancel", gate); err != nil {
 		return fmt.Errorf("cancel gate: %v: %s", err, errs)
@@ -111,6 +112,9 @@ func (l *lab) runSchedCase(c *Case) error {
 	}
 	main1, bf1 := l.cycles()
 	c.MainCycles, c.BackfillCycles = main1-main0, bf1-bf0
+	if l.events {
+		c.Events = l.readEvents(off, c.Released)
+	}
 	for i, id := range ids {
 		if id == "" {
 			continue
