@@ -191,15 +191,6 @@ recordLoop:
 				break
 			}
 			endTime := max(startRes, now) + limit
-			if track.on && startRes <= now {
-				// The slots read are those ending after now and beginning
-				// by endTime: the next begin is met limit seconds earlier.
-				// A slot ending after now still does when the pass ends
-				// (the first end is bounded below).
-				if b := ns.nextBegin(endTime); b > 0 {
-					track.lower(b - limit)
-				}
-			}
 			orig := baseBits
 			if allowed != nil {
 				orig = resvBuf.Fill(allowed)
@@ -207,6 +198,17 @@ recordLoop:
 			}
 			var availN int
 			laterStart, availN = ns.usable(availBits, orig, startRes, endTime)
+			short := (required != nil && !required.SubsetOf(availBits)) || availN < minN
+			if track.on && startRes <= now {
+				// The slots read are those ending after now and beginning
+				// by endTime, which moves with now: the first later slot
+				// that would change what the round reads is met limit
+				// seconds earlier. A slot ending after now still does when
+				// the pass ends (the first end is bounded below).
+				if b := ns.answerBegin(availBits, endTime, laterStart, short); b > 0 {
+					track.lower(b - limit)
+				}
+			}
 			if overlap {
 				// Try again once the first reservation ends
 				// (find_resv_end).
@@ -217,7 +219,7 @@ recordLoop:
 			if q.traced != nil {
 				q.explain(e, "backfill", r.part, max(startRes, now), endTime, slotMask(availBits.Roaring(), max(startRes, now), endTime))
 			}
-			if (required != nil && !required.SubsetOf(availBits)) || availN < minN {
+			if short {
 				if laterStart != 0 && !noReserve {
 					continue
 				}

@@ -3,6 +3,7 @@ package sched
 import (
 	"math"
 
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -109,11 +110,31 @@ func (q *Queue) startTrack(now, window, res int64) reuseTrack {
 	return t
 }
 
-// nextBegin is the first begin of a slot of ns after t, 0 if none.
-func (ns *nodeSpace) nextBegin(t int64) int64 {
-	for _, j := range ns.order[ns.from(t):] {
-		if b := ns.s[j].begin; b > t {
-			return b
+// answerBegin is the first begin after end of a slot that would change
+// what a backfill round reads of usable's answer (avail, later) for a
+// window ending there instead of at end, 0 if none. The slots beginning
+// after end, as the window's end reaches them, narrow avail, which they do
+// not if they hold all of it; a short round (too few nodes in avail, or
+// not its required ones) stays short as avail narrows, and reads only
+// later. later is the end of the first slot from the window's start after
+// which a node frees, else the end of the one after the first slot past the
+// window: it does not move when the first was found by then, or when no
+// slot follows the first past the window.
+func (ns *nodeSpace) answerBegin(avail bitset.Set, end, later int64, short bool) int64 {
+	ns.ordered()
+	k := ns.from(end)
+	for k < len(ns.order) && ns.s[ns.order[k]].begin <= end {
+		k++
+	}
+	if k == len(ns.order) {
+		return 0
+	}
+	found := later != 0 && later <= ns.s[ns.order[k]].end
+	lo, hi := avail.Span()
+	for ; k < len(ns.order); k++ {
+		s := &ns.s[ns.order[k]]
+		if (!found && k+1 < len(ns.order)) || (!short && !avail[lo:hi].SubsetOf(s.avail[lo:hi])) {
+			return s.begin
 		}
 	}
 	return 0
