@@ -569,10 +569,19 @@ func (q *Queue) unconstrained(e *entry, part string) *roaring.Bitmap {
 // back.
 func (q *Queue) namePreemptees(e *entry, part string, now int64) func() {
 	cands := q.preemptCandidates(e.j, part, now)
+	suspend := q.allSuspend(cands)
+	if q.gangKeeps {
+		// Lower tiers' suspended jobs keep their cores, which the test
+		// takes as it takes the running jobs' (test 3).
+		if s := q.suspendedBelow(e.j, part); len(s) > 0 {
+			cands = append(cands, s...)
+			suspend = true
+		}
+	}
 	if cands == nil {
 		return func() {}
 	}
 	req := e.part(part).req
-	req.PreemptCandidates, req.PreemptSuspend = cands, q.allSuspend(cands)
+	req.PreemptCandidates, req.PreemptSuspend = cands, suspend
 	return func() { req.PreemptCandidates, req.PreemptSuspend = nil, false }
 }

@@ -35,7 +35,7 @@ func benchQueue(b *testing.B, s *index.Snapshot, jobs int, cfg Config, plain boo
 	cl := job.NewCluster(s)
 	var plugin job.Plugin = constres.New(cl, constres.Config{})
 	if plain {
-		plugin = plainPlugin{plugin}
+		plugin = plainOf(plugin)
 	}
 	q := NewQueue(Options{Cluster: cl, Plugin: plugin, Scheduler: Backfill{}, Config: cfg})
 	r := rand.New(rand.NewPCG(1, 2))

@@ -48,13 +48,27 @@ type fuzzWorld struct {
 
 // plainPlugin hides a select plugin's optional fast paths
 // (job.DenseWillRun), so that the passes take their reference path; what
-// the plugin is (job.NodeSharer) it still says.
+// the plugin is (job.NodeSharer, job.GangPlugin) it still says.
 type plainPlugin struct{ job.Plugin }
 
 // SharesNodes implements job.NodeSharer as the hidden plugin does.
 func (p plainPlugin) SharesNodes() bool {
 	s, ok := p.Plugin.(job.NodeSharer)
 	return ok && s.SharesNodes()
+}
+
+// plainGang is a plainPlugin of a plugin that offers job.GangPlugin.
+type plainGang struct {
+	plainPlugin
+	job.GangPlugin
+}
+
+// plainOf hides p's fast paths, keeping what it is.
+func plainOf(p job.Plugin) job.Plugin {
+	if g, ok := p.(job.GangPlugin); ok {
+		return plainGang{plainPlugin{p}, g}
+	}
+	return plainPlugin{p}
 }
 
 // newFuzzWorld builds a random world; plain hides the plugin's fast paths.
@@ -99,7 +113,7 @@ func newFuzzWorld(t *testing.T, g *byteGen, plain bool) *fuzzWorld {
 		plugin = constres.New(cl, constres.Config{})
 	}
 	if plain {
-		plugin = plainPlugin{plugin}
+		plugin = plainOf(plugin)
 	}
 	cfg := DefaultConfig()
 	cfg.BFResolution = time.Duration(1+g.n(120)) * time.Second

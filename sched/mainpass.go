@@ -377,7 +377,7 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 	}
 	if len(victims) > 0 {
 		if gang {
-			q.gangPreempt(j, victims, now, p)
+			avail.AndNot(q.gangPreempt(j, victims, now, p))
 		} else if wait, held := q.preemptVictims(j, victims, now, p); wait {
 			j.preemptInProgress = true
 			avail.AndNot(held)

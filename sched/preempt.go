@@ -513,8 +513,10 @@ func (q *Queue) endPreempted(v *Job, by uint32, mode PreemptMode, now int64, p *
 
 // suspendVictim suspends v for a preemptor (the gang scheduler's part).
 func (q *Queue) suspendVictim(v *Job, now int64) {
-	if err := q.plugin.Suspend(v.ID); err != nil {
-		return
+	if !q.gangKeeps {
+		if err := q.plugin.Suspend(v.ID); err != nil {
+			return
+		}
 	}
 	v.State, v.PreemptTime = Suspended, now
 	q.touch(now)
@@ -558,8 +560,10 @@ func (q *Queue) resumeSuspended(now int64) {
 		if q.suspendedBlocked(v) {
 			continue
 		}
-		if err := q.plugin.Resume(v.ID); err != nil {
-			continue
+		if !q.gangKeeps {
+			if err := q.plugin.Resume(v.ID); err != nil {
+				continue
+			}
 		}
 		v.State, v.PreemptTime = Running, 0
 		q.touch(now)
@@ -567,11 +571,16 @@ func (q *Queue) resumeSuspended(now int64) {
 }
 
 // suspendedBlocked reports whether a running job that may preempt v holds
-// one of v's nodes, so v stays suspended.
+// one of v's nodes (with gangKeeps, one of its cores: the gang scheduler's
+// shadows are core maps), so v stays suspended.
 func (q *Queue) suspendedBlocked(v *Job) bool {
+	cores := q.gangKeeps
 	for _, id := range q.ids {
 		o := q.jobs[id].j
-		if o.State == Running && o.Nodes != nil && o.Nodes.Intersects(v.Nodes) && q.mayPreempt(o, o.Partition, v) {
+		if o.State != Running || o.Nodes == nil || !o.Nodes.Intersects(v.Nodes) || !q.mayPreempt(o, o.Partition, v) {
+			continue
+		}
+		if !cores || o.Alloc == nil || takesFrom(o.Alloc, v) {
 			return true
 		}
 	}
@@ -623,6 +632,13 @@ func (q *Queue) willFit(e *entry, part string, use *roaring.Bitmap, removed []ui
 // applies: the job starts at once and its victims go without grace time.
 func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int64) (a *job.Allocation, victims []uint32, gang bool) {
 	cands := q.preemptCandidates(e.j, part, now)
+	if q.gangKeeps {
+		// Lower tiers' suspended jobs hold their cores in their
+		// partitions' rows, which test 3 opens as it opens the running
+		// jobs'.
+		a, victims = q.gangPlace(e, part, use, cands, q.suspendedBelow(e.j, part), now)
+		return a, victims, true
+	}
 	if len(cands) == 0 {
 		return nil, nil, false
 	}
@@ -634,7 +650,7 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 			a, victims = q.runNowVictims(e, part, use, cands, true, now)
 			return a, victims, true
 		}
-		a, victims = q.gangPlace(e, part, use, cands, now)
+		a, victims = q.gangPlace(e, part, use, cands, nil, now)
 		return a, victims, true
 	}
 	if q.opt.Preempt.Type == PreemptQOS && q.jobMode(q.jobs[cands[0]].j) == PreemptSuspend {
@@ -826,10 +842,14 @@ func (r *room) free(v *Job) bool {
 // then, partition by partition from the highest lower tier down, as far as
 // it still fits, kept off their jobs. The victims are the candidates left
 // on the chosen nodes.
-func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
+func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands, suspended []uint32, now int64) (*job.Allocation, []uint32) {
 	// The plugin takes one rule for every removed job: with any victim
 	// suspended, none gives its memory back in the plan.
-	suspend := q.anySuspend(cands)
+	suspend := q.anySuspend(cands) || q.gangKeeps
+	cands = append(slices.Clone(cands), suspended...)
+	if len(cands) == 0 {
+		return nil, nil
+	}
 	a := q.willFit(e, part, use, cands, suspend, now)
 	if a == nil {
 		return nil, nil
@@ -856,11 +876,25 @@ func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands []ui
 	}
 	var victims []uint32
 	for _, id := range kept {
-		if takesFrom(a, q.jobs[id].j) {
+		if v := q.jobs[id].j; v.State == Running && takesFrom(a, v) {
 			victims = append(victims, id)
 		}
 	}
+	// The gang scheduler, not the plugin, stops the victims.
+	a.Preempted = nil
 	return a, victims
+}
+
+// suspendedBelow are the suspended jobs j in part may preempt: those of
+// lower tiers, whose cores test 3 counts as free.
+func (q *Queue) suspendedBelow(j *Job, part string) []uint32 {
+	var out []uint32
+	for _, id := range q.ids {
+		if v := q.jobs[id].j; v.State == Suspended && q.mayPreempt(j, part, v) {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // takesFrom reports whether allocation a takes resources v holds: a core
@@ -943,8 +977,12 @@ func (q *Queue) lowerPartitions(part string) []string {
 
 // gangPreempt is the gang scheduler's _preempt_job_dequeue for a job that
 // started over lower-tier jobs: each victim is suspended, cancelled
-// (PREEMPTED) or requeued at once, without grace time.
-func (q *Queue) gangPreempt(j *Job, victims []uint32, now int64, p *Pass) {
+// (PREEMPTED) or requeued at once, without grace time. It returns the
+// nodes of the victims cancelled or requeued: they are completing until
+// their epilogs, after the pass, and _pick_best_nodes leaves completing
+// nodes (cg_node_bitmap) out for every job.
+func (q *Queue) gangPreempt(j *Job, victims []uint32, now int64, p *Pass) (completing *roaring.Bitmap) {
+	completing = roaring.New()
 	for _, id := range victims {
 		v := q.jobs[id].j
 		switch mode := q.jobMode(v); mode {
@@ -952,7 +990,9 @@ func (q *Queue) gangPreempt(j *Job, victims []uint32, now int64, p *Pass) {
 			q.suspendVictim(v, now)
 			p.Preempted = append(p.Preempted, PreemptEvent{Victim: id, Preemptor: j.ID, Mode: PreemptSuspend, End: now})
 		case PreemptCancel, PreemptRequeue:
+			completing.Or(v.Nodes)
 			q.endPreempted(v, j.ID, mode, now, p, false)
 		}
 	}
+	return completing
 }

@@ -436,3 +436,45 @@ func TestTakesFromIsCoreOverlap(t *testing.T) {
 		}
 	}
 }
+
+// gangFixture is four 4-core nodes under cons_tres in partitions lo (tier
+// 0), mid (tier 5) and hipart (tier 10), PreemptMode=SUSPEND,GANG with
+// preempt/partition_prio.
+func gangFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := newFixture(t, nodesN("n", 1, 4, "lo", "mid", "hipart"), Builtin{}, DefaultConfig(), nil, true)
+	f.cl.Partitions["mid"].PriorityTier = 5
+	f.q = NewQueue(Options{Cluster: f.cl, Plugin: f.q.plugin, Scheduler: Builtin{}, Config: DefaultConfig(),
+		Preempt: Preemption{Type: PreemptPartitionPrio, Mode: PreemptSuspend, Flags: PreemptModeFlags{Gang: true}, KillWait: DefaultKillWait}})
+	return f
+}
+
+// TestGangSuspendedJobKeepsItsCores is the lab's "keep: a suspended
+// whole-cluster job's cores stay closed to its tier, open to higher ones"
+// (lab/slurm/sched/preempt/gangcores.json): the suspended job's cores are
+// not idle and stay in its partition's row, so a job of its tier pends,
+// while jobs of higher tiers take them, best fit, without another victim.
+func TestGangSuspendedJobKeepsItsCores(t *testing.T) {
+	f := gangFixture(t)
+	v := f.runLo(1, "n1,n2,n3,n4", 100)
+	steps := []struct {
+		spec, want string
+	}{
+		{"ntasks=1,partition=hipart,time=60", "RUNNING n1"},
+		{"ntasks=1,partition=lo,time=60", "PENDING Resources"},
+		{"ntasks=1,partition=mid,time=60", "RUNNING n1"},
+		{"ntasks=2,partition=hipart,time=60", "RUNNING n1"},
+	}
+	now := int64(1000)
+	for i, s := range steps {
+		j := f.submit(uint32(2+i), 10, s.spec)
+		f.pass(now)
+		if got := f.outcome(j); got != s.want {
+			t.Errorf("%s: %s, want %s", s.spec, got, s.want)
+		}
+		if v.State != Suspended {
+			t.Errorf("after %s the victim is %s, want SUSPENDED", s.spec, f.outcome(v))
+		}
+		now++
+	}
+}

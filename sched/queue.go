@@ -143,6 +143,14 @@ type Queue struct {
 	completing []completingJob
 	// partSize is each partition's CPUs and nodes, counted once.
 	partSize map[string][2]int
+	// gangKeeps says a job the gang scheduler suspends keeps its cores in
+	// the select plugin (job.GangPlugin, under GANG with
+	// preempt/partition_prio): cons_tres's select_p_job_suspend does
+	// nothing unless the suspension is indefinite (scontrol suspend), so
+	// the cores stay in the job's partition row, closed to the jobs of
+	// its tier and to test 1's idle cores; jobs of higher tiers take them
+	// as they take a running lower-tier job's (_job_test's test 3).
+	gangKeeps bool
 }
 
 // entry is a job with what the queue derives from it once.
@@ -233,7 +241,12 @@ func NewQueue(opt Options) *Queue {
 	if opt.Scheduler == nil {
 		opt.Scheduler = Builtin{}
 	}
-	return &Queue{opt: opt, cl: opt.Cluster, plugin: opt.Plugin, sched: opt.Scheduler, cfg: opt.Config, jobs: map[uint32]*entry{}, lowest: topPriority}
+	q := &Queue{opt: opt, cl: opt.Cluster, plugin: opt.Plugin, sched: opt.Scheduler, cfg: opt.Config, jobs: map[uint32]*entry{}, lowest: topPriority}
+	if g, ok := opt.Plugin.(job.GangPlugin); ok && opt.Preempt.Flags.Gang && opt.Preempt.Type == PreemptPartitionPrio {
+		g.SetGang(true)
+		q.gangKeeps = true
+	}
+	return q
 }
 
 // Config is the queue's current configuration.

@@ -645,3 +645,42 @@ func TestAvoidSocketsKeepsTheSocketsNeeded(t *testing.T) {
 		t.Errorf("two CPUs: avoid %v, want both sockets used", got)
 	}
 }
+
+// TestGangBeginTakesOtherPartitionsCores: after SetGang(true), a job may
+// begin on cores another partition's job holds (cons_tres's job_res_add_job
+// looks at the job's own partition's rows only; the gang scheduler
+// suspends the job below), never on cores of its own partition's row.
+func TestGangBeginTakesOtherPartitionsCores(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		gang    bool
+		part    string
+		wantErr bool
+	}{
+		{"gang: a higher tier's job over a lower tier's cores", true, "hi", false},
+		{"gang: a job of the holder's own partition is refused", true, "lo", true},
+		{"no gang: every partition's cores are taken", false, "hi", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap, err := index.Build([]index.Node{{Name: "n1", CPUs: 4, MemoryMB: 1000, Partitions: []string{"lo", "hi"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl := job.NewCluster(snap)
+			cl.Partitions["hi"].PriorityTier = 10
+			p := New(cl, Config{})
+			p.SetGang(c.gang)
+			run(t, p, "id=1,ntasks=4,partition=lo", nil)
+			r := spec(t, cl, "id=2,ntasks=2,partition="+c.part)
+			r.PreemptCandidates, r.PreemptSuspend, r.PreemptAll = []uint32{1}, true, true
+			a, err := p.Select(r, cl.Snap.Live(), job.RunNow, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Preempted = nil
+			if err := p.Begin(r, a); (err != nil) != c.wantErr {
+				t.Fatalf("begin: %v, want an error: %v", err, c.wantErr)
+			}
+		})
+	}
+}

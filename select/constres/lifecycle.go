@@ -25,11 +25,12 @@ func (p *Plugin) coreBits(rec *record) bitset.Set {
 
 // place puts rec's cores in the first row of its partition they do not
 // overlap (job_res_add_job), a new row if the partition has one left.
-// Jobs that do not share may overlap no row of any partition.
+// Jobs that do not share may overlap no row of any partition (after
+// SetGang(true), of their own only).
 func (p *Plugin) place(st *state, rec *record, restoring bool) error {
 	st.gen++
 	cb := p.coreBits(rec)
-	if rec.nodeReq != crAvailable {
+	if rec.nodeReq != crAvailable && !p.gang {
 		for _, pr := range st.parts {
 			for _, row := range pr.rows {
 				if row.Intersects(cb) {
@@ -117,7 +118,7 @@ func (p *Plugin) addJob(st *state, rec *record, restoring bool) error {
 	}
 	if !rec.suspended {
 		for _, id := range rec.nodes {
-			if !restoring && !p.stateAllows(st, rec.nodeReq, rec.partition, id) {
+			if !restoring && !p.gang && !p.stateAllows(st, rec.nodeReq, rec.partition, id) {
 				return fmt.Errorf("node %d runs jobs that do not allow this job's sharing mode", id)
 			}
 		}
@@ -262,7 +263,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 		rec.mem = append(rec.mem, na.MemoryMB)
 		rec.gpus = append(rec.gpus, g)
 	}
-	if !p.verifyShare(exp, p.nodeReqOf(r), r.Partition, nodes) {
+	if !p.gang && !p.verifyShare(exp, p.nodeReqOf(r), r.Partition, nodes) {
 		return fail(errors.New("a node's jobs do not allow this job's sharing mode"))
 	}
 	if err := p.addJob(exp, rec, false); err != nil {

@@ -110,6 +110,8 @@ type Plugin struct {
 	classOf   []int32
 	classSets []bitset.Set
 	ever      map[everKey]everBound
+	// gang is SetGang's setting.
+	gang bool
 }
 
 // scratchSet is *b cleared, made first if need be: one of the plugin's
@@ -145,6 +147,11 @@ func (p *Plugin) Cluster() *job.Cluster { return p.cl }
 
 // SharesNodes implements job.NodeSharer: jobs share nodes core by core.
 func (p *Plugin) SharesNodes() bool { return true }
+
+// SetGang implements job.GangPlugin: with on, a job's cores need only be
+// free in its own partition's rows (job_res_add_job), and a node's other
+// jobs do not refuse it at Begin.
+func (p *Plugin) SetGang(on bool) { p.gang = on }
 
 func (p *Plugin) totalCores() int { return p.coreOff[p.cl.N] }
 

@@ -45,6 +45,17 @@ type NodeSharer interface {
 	SharesNodes() bool
 }
 
+// GangPlugin is offered by plugins that hold resources as Slurm's does
+// under PreemptMode=SUSPEND,GANG with preempt/partition_prio: once
+// SetGang(true) is called, Begin takes a job whose cores overlap jobs of
+// other partitions (the gang scheduler suspends or preempts those of lower
+// tiers), and the caller does not call Suspend or Resume for a job the gang
+// scheduler suspends, which keeps its cores, as select_p_job_suspend keeps
+// them for a suspension that is not indefinite.
+type GangPlugin interface {
+	SetGang(on bool)
+}
+
 // DenseWillRun is offered by plugins that answer a will-run test on dense
 // candidates without building an Allocation, for backfill's many tests:
 // the Start and Nodes of Select(req, cand, Plan, now), or its error.

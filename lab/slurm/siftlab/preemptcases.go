@@ -12,12 +12,13 @@ import (
 )
 
 // preemptcases writes the hand-written preemption case files of
-// lab/slurm/sched/preempt (gang, partition_prio, qos, exempt, builtin):
+// lab/slurm/sched/preempt (gang, gangcores, partition_prio, qos, exempt,
+// builtin):
 // each case names what it checks; its steps are sbatch submissions,
 // cancels, sleeps and snapshots, recorded in run-now mode.
 func preemptcases(args []string) error {
 	fs := flag.NewFlagSet("preemptcases", flag.ExitOnError)
-	out := fs.String("out", "", "directory to write the five case files into")
+	out := fs.String("out", "", "directory to write the six case files into")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -29,6 +30,7 @@ func preemptcases(args []string) error {
 		cases                []handCase
 	}{
 		{"gang.json", handPartConf(true), "", handPartCases(true)},
+		{"gangcores.json", handPartConf(true), "", handGangCoreCases()},
 		{"partition_prio.json", handPartConf(false), "", handPartCases(false)},
 		{"qos.json", handQOSConf(), handQOSSacctmgr, handQOSCases()},
 		{"exempt.json", handExemptConf(), "", handExemptCases()},
@@ -211,6 +213,37 @@ func handPartCases(gang bool) []handCase {
 	add("cores: a whole-cluster core job preempts every victim", hrep(4, hj("partition=lo_cancel,nodes=1,ntasks=2")), ha("sleep:1"),
 		hj("partition=hi,ntasks=16"))
 	return c
+}
+
+// handGangCoreCases are the gang scheduler's suspended jobs on shared
+// nodes (cons_tres, SUSPEND,GANG): a suspended job keeps its cores in its
+// partition's row, so they are not idle, jobs of its tier cannot have
+// them, and a higher tier's job is placed over them as over a running
+// lower-tier job's, by best fit.
+func handGangCoreCases() []handCase {
+	lo := func(spec string) handStep { return hj("partition=lo_susp," + spec) }
+	hi := func(spec string) handStep { return hj("partition=hi," + spec) }
+	return []handCase{
+		hcase("keep: the next hi job best-fits over a running job, not the suspended job's cores", 4,
+			lo("nodes=1,exclusive"), lo("ntasks=2"), lo("nodes=1,exclusive"), lo("nodes=1,exclusive"), ha("sleep:1"),
+			hi("ntasks=2"), hi("ntasks=1,nodelist=n1"), hi("ntasks=2"), ha("sleep:2"), ha("snapshot"),
+			lo("ntasks=1"), hj("partition=mid,ntasks=1")),
+		hcase("keep: a suspended whole-cluster job's cores stay closed to its tier, open to higher ones", 4,
+			lo("nodes=4,exclusive"), ha("sleep:1"), hi("ntasks=1"), ha("sleep:1"), ha("snapshot"),
+			lo("ntasks=1"), hj("partition=mid,ntasks=1"), hi("ntasks=2")),
+		hcase("keep: the victim resumes once no higher-tier job holds its cores", 4,
+			lo("nodes=2,exclusive"), lo("nodes=2,exclusive"), ha("sleep:1"), hi("ntasks=1"), hi("ntasks=1,nodelist=n3"),
+			ha("sleep:2"), ha("snapshot"), ha("cancel:3"), ha("sleep:3"), ha("snapshot"), ha("cancel:4")),
+		hcase("same tier: another tier-1 partition's job beside a suspended job", 6,
+			lo("nodes=4,exclusive"), ha("sleep:1"), hi("ntasks=1"), ha("sleep:1"), ha("snapshot"),
+			hj("partition=lo_cancel,ntasks=1")),
+		hcase("same tier: another tier-1 partition's job beside running and suspended jobs", 6,
+			lo("nodes=2,exclusive"), lo("nodes=2,exclusive"), ha("sleep:1"), hi("ntasks=1,nodelist=n1"), ha("sleep:1"), ha("snapshot"),
+			hj("partition=lo_cancel,ntasks=1")),
+		hcase("same tier: a pending job of the suspended job's partition goes first", 6,
+			lo("nodes=4,exclusive"), ha("sleep:1"), hi("ntasks=1"), ha("sleep:1"), ha("snapshot"),
+			lo("ntasks=1"), hj("partition=lo_cancel,ntasks=1")),
+	}
 }
 
 func handPartConf(gang bool) string {

@@ -55,7 +55,7 @@ func TestPreemptcasesWritesTheCommittedFiles(t *testing.T) {
 	if err := preemptcases([]string{"-out", dir}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"gang", "partition_prio", "qos", "exempt", "builtin"} {
+	for _, f := range []string{"gang", "gangcores", "partition_prio", "qos", "exempt", "builtin"} {
 		got, err := os.ReadFile(filepath.Join(dir, f+".json"))
 		if err != nil {
 			t.Fatal(err)
