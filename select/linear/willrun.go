@@ -50,9 +50,9 @@ type freeOrder struct {
 	step    int
 }
 
-// reachStep is the fewest releases between two of a freeOrder's reached
+// reachStep is the releases between two of a freeOrder's reached
 // sets (tests lower it).
-var reachStep = 16
+var reachStep = 8
 
 // checkpoint is the release count reached[m] stands for.
 func (o *freeOrder) checkpoint(m, n int) int { return min(m*o.step, n) }
@@ -159,7 +159,7 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	}
 	o.stale = false
 	n := len(c.running)
-	o.reached, o.step = o.reached[:0], max(reachStep, n/64)
+	o.reached, o.step = o.reached[:0], reachStep
 	o.excl, o.run, o.tot = append(o.excl[:0], c.base.excl...), append(o.run[:0], c.base.run...), append(o.tot[:0], c.base.tot...)
 	excl, run, tot := o.excl, o.run, o.tot
 	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
