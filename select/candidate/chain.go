@@ -111,8 +111,21 @@ func Build(in Input) (*Result, error) {
 	return res, nil
 }
 
+// noStateReason is the state stage's reason when nothing breaks it down.
+const noStateReason = "down, drained or in use outside the plugin"
+
 // stateReason breaks down the candidates that are not usable.
 func stateReason(c *job.Cluster, cand *roaring.Bitmap) string {
+	if cand.AndCardinality(c.Usable) == cand.GetCardinality() {
+		// Every candidate is usable: nothing to break down (a submission
+		// asks this of every job).
+		return noStateReason
+	}
+	return stateBreakdown(c, cand)
+}
+
+// stateBreakdown is stateReason counted node set by node set.
+func stateBreakdown(c *job.Cluster, cand *roaring.Bitmap) string {
 	down := roaring.And(cand, c.Down).GetCardinality()
 	drain := roaring.And(cand, c.Drain).GetCardinality()
 	out := roaring.AndNot(cand, c.Usable).GetCardinality() - down - drain
@@ -127,7 +140,7 @@ func stateReason(c *job.Cluster, cand *roaring.Bitmap) string {
 		parts = append(parts, fmt.Sprintf("%d in use by jobs the plugin does not track", out))
 	}
 	if len(parts) == 0 {
-		return "down, drained or in use outside the plugin"
+		return noStateReason
 	}
 	return strings.Join(parts, ", ")
 }

@@ -77,6 +77,25 @@ func TestBuildRecordsEveryStage(t *testing.T) {
 	}
 }
 
+// TestStateReasonAgreesWithBreakdown: on every subset of the nodes, the
+// state stage's reason is the one its breakdown counts, shortcut or not.
+func TestStateReasonAgreesWithBreakdown(t *testing.T) {
+	c := testCluster(t)
+	c.Drain.Add(1)
+	c.Usable.Remove(1)
+	for set := 0; set < 1<<c.N; set++ {
+		cand := roaring.New()
+		for id := 0; id < c.N; id++ {
+			if set&(1<<id) != 0 {
+				cand.Add(uint32(id))
+			}
+		}
+		if got, want := stateReason(c, cand), stateBreakdown(c, cand); got != want {
+			t.Errorf("%v: %q, want %q", cand.ToArray(), got, want)
+		}
+	}
+}
+
 func TestBuildRefusesUnknownPartitionAndMissingPrograms(t *testing.T) {
 	c := testCluster(t)
 	if _, err := Build(Input{Cluster: c, Request: &job.Request{Partition: "nope"}}); !errors.Is(err, ErrUnknownPartition) {
