@@ -53,35 +53,47 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	cfg := q.cfg
 	res := max(int64(cfg.BFResolution/time.Second), 1)
 	window := int64(cfg.BFWindow / time.Second)
-	recs := q.buildQueue(now, true, true)
+	tested0, reserved0 := p.BackfillTested, p.Reserved
+	if q.bfSpace == nil {
+		q.bfSpace = &nodeSpace{}
+	}
+	ns := q.bfSpace
 	// With Options.ReusePasses, the comparisons with now below bound how
 	// long this pass's decisions stand (bfReuse): the slots of the map
 	// begin and end on multiples of res, the reservations start at ends
 	// of running jobs (after until), and the map ends at now+window
 	// rounded down to res; each test of the clock against one of them
 	// lowers until to the time it would go the other way.
-	track := q.startTrack(now, window, res)
-	tested0, reserved0 := p.BackfillTested, p.Reserved
-	if q.bfSpace == nil {
-		q.bfSpace = &nodeSpace{}
-	}
-	ns := q.bfSpace
-	ns.reset(now, window, res, q.cl.N, q.cl.Usable)
-	windowEnd := ns.s[0].end
-	ns.size = cfg.BFNodeSpaceSize
-	if ns.size == 0 {
-		ns.size = cfg.BFMaxJobTest
-	}
-	if cfg.BFRunningJobReserve {
-		for _, id := range q.ids {
-			if j := q.jobs[id].j; j.State == Running && !ns.reserveRunning(j, q.preemptable(j)) {
-				break
+	var track reuseTrack
+	var clock *budget
+	jobTests, starts := 0, 0
+	recs, first, cont := q.continueBackfill(now, window, res, p)
+	if cont {
+		// The last pass's records stand (bfReuse); it goes on from its
+		// map and counts with the records submitted since.
+		l := &q.bfLast
+		track = reuseTrack{on: true, until: l.until}
+		clock = &budget{used: l.used, yielded: l.yielded}
+		jobTests = l.jobTests
+	} else {
+		recs = q.buildQueue(now, true, true)
+		track = q.startTrack(now, window, res)
+		ns.reset(now, window, res, q.cl.N, q.cl.Usable)
+		ns.size = cfg.BFNodeSpaceSize
+		if ns.size == 0 {
+			ns.size = cfg.BFMaxJobTest
+		}
+		if cfg.BFRunningJobReserve {
+			for _, id := range q.ids {
+				if j := q.jobs[id].j; j.State == Running && !ns.reserveRunning(j, q.preemptable(j)) {
+					break
+				}
 			}
 		}
+		clock = q.newBudget()
 	}
+	windowEnd := (now + window) / res * res
 	counts := &bfCounts{user: map[string]int{}, part: map[string]int{}, assoc: map[string]int{}, userPart: map[string]int{}, resvPart: map[string]int{}}
-	jobTests, starts := 0, 0
-	clock := q.newBudget()
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
 	baseBuf, availBuf, chosenBuf, resvBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
@@ -100,7 +112,7 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	}
 	p.BackfillExit = "end of queue"
 recordLoop:
-	for _, r := range recs {
+	for _, r := range recs[first:] {
 		if jobTests >= cfg.BFMaxJobTest {
 			p.BackfillExit = "bf_max_job_test"
 			break
@@ -403,7 +415,7 @@ recordLoop:
 		// past it walks from the next slot.
 		track.lower(ns.s[ns.order[ns.from(now)]].end)
 	}
-	q.finishTrack(&track, now, recs, p.BackfillExit, p.BackfillTested-tested0, p.Reserved-reserved0, starts)
+	q.finishTrack(&track, now, recs, p.BackfillExit, p.BackfillTested-tested0, p.Reserved-reserved0, starts, jobTests, clock)
 	q.explainRest()
 }
 

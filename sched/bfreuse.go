@@ -2,6 +2,7 @@ package sched
 
 import (
 	"math"
+	"time"
 
 	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
@@ -23,8 +24,16 @@ type bfReuse struct {
 	// reserved counts the pass's reservations; each one is a change of
 	// the pass's own (last_job_update), which reuse repeats.
 	reserved int
-	// reused counts the passes the queue did not run again.
-	reused int
+	// jobTests, used and yielded are the pass's bf_max_job_test count and
+	// budget at its end, and submitted the queue's submission changes
+	// then: a pass after submissions alone goes on from there
+	// (continueBackfill).
+	jobTests      int
+	used, yielded time.Duration
+	submitted     uint64
+	// reused counts the passes the queue did not run again, continued
+	// those it ran only for the records submitted since.
+	reused, continued int
 }
 
 // reuseAllowed reports whether the queue's settings let a pass's decisions
@@ -148,14 +157,61 @@ func (t *reuseTrack) lower(at int64) {
 }
 
 // finishTrack records the pass at now for reuse: tested and reserved are
-// its counts, exit why it stopped, starts the jobs it started.
-func (q *Queue) finishTrack(t *reuseTrack, now int64, recs []record, exit string, tested, reserved, starts int) {
+// its counts, exit why it stopped, starts the jobs it started, jobTests
+// and clock its bf_max_job_test count and budget.
+func (q *Queue) finishTrack(t *reuseTrack, now int64, recs []record, exit string, tested, reserved, starts, jobTests int, clock *budget) {
 	r := &q.bfLast
 	r.ok = t.on && !t.nowDep && starts == 0 && t.until > now
 	if !r.ok {
 		return
 	}
-	r.at, r.until, r.changes = now, t.until, q.clock.changes
+	r.at, r.until, r.changes, r.submitted = now, t.until, q.clock.changes, q.clock.submitted
 	r.recs = append(r.recs[:0], recs...)
 	r.exit, r.tested, r.reserved = exit, tested, reserved
+	r.jobTests, r.used, r.yielded = jobTests, clock.used, clock.yielded
+}
+
+// continueBackfill prepares a backfill pass at now that goes on from the
+// last one (bfReuse) when only submissions changed the queue since and
+// their records come after all of the last pass's: a simulator's queue
+// gets most of its jobs so, with FIFO priorities, and then the last pass
+// stands for its records (as in reuseBackfill) and the map it left is
+// the map a pass at now would have made of them, but for its first slot,
+// which begins at now rounded down to res (no slot ends in between, as
+// until is at most the end of the slot holding the last pass's now), and
+// its last, which ends at now+window rounded down to res (no reservation
+// ends in between: until is at most the time the window's end reaches one
+// it cut). It returns the records and the first to test, with the last
+// pass's counts added to p and the map made the one at now, and false
+// (and nothing done) when the pass must be run in full. The bf_max_job_*
+// caps and bf_job_part_count_reserve, which count per pass, are off.
+func (q *Queue) continueBackfill(now, window, res int64, p *Pass) ([]record, int, bool) {
+	r, cfg := &q.bfLast, q.cfg
+	if !r.ok || now <= r.at || now >= r.until || !q.reuseAllowed() || r.exit != "end of queue" ||
+		q.clock.changes-r.changes != q.clock.submitted-r.submitted ||
+		cfg.BFMaxJobUserPart > 0 || cfg.BFMaxJobPart > 0 || cfg.BFMaxJobAssoc > 0 || cfg.BFMaxJobUser > 0 || cfg.BFJobPartCountReserve > 0 {
+		return nil, 0, false
+	}
+	// The last pass's plans stand: its jobs' planned starts are kept.
+	recs := q.buildQueue(now, false, true)
+	if len(recs) < len(r.recs) {
+		return nil, 0, false
+	}
+	for i, rec := range r.recs {
+		if recs[i] != rec {
+			return nil, 0, false
+		}
+	}
+	ns := q.bfSpace
+	ns.ordered()
+	ns.s[0].begin = now / res * res
+	ns.s[ns.order[len(ns.order)-1]].end = (now + window) / res * res
+	ns.gen++
+	r.continued++
+	p.BackfillTested += r.tested
+	p.Reserved += r.reserved
+	if r.reserved > 0 {
+		q.clock.update = now
+	}
+	return recs, len(r.recs), true
 }

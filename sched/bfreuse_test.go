@@ -11,9 +11,10 @@ import (
 // ending early or at their limits), twice: with Options.ReusePasses and the
 // plugin's fast paths, and plainly. After every Tick the passes and every
 // job (state, start, planned start and nodes, reason) must be the same,
-// and some passes must have been reused.
+// and some passes must have been reused, and some continued after
+// submissions (continueBackfill).
 func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
-	reused := 0
+	reused, continued := 0, 0
 	worlds := tickWorlds(t, rand.New(rand.NewPCG(5, 11)), 1500, func(gf, gp *byteGen) (*fuzzWorld, *fuzzWorld) {
 		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, true)
 		if _, ok := fast.q.sched.(Backfill); !ok || !fast.q.reuseAllowed() {
@@ -22,11 +23,14 @@ func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
 			return nil, nil
 		}
 		return fast, plain
-	}, nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) { reused += fast.q.bfLast.reused })
-	if reused == 0 {
-		t.Fatal("no backfill pass was reused")
+	}, nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) {
+		reused += fast.q.bfLast.reused
+		continued += fast.q.bfLast.continued
+	})
+	if reused == 0 || continued == 0 {
+		t.Fatalf("%d backfill passes reused, %d continued: the test tests too little", reused, continued)
 	}
-	t.Logf("%d worlds, %d backfill passes reused", worlds, reused)
+	t.Logf("%d worlds, %d backfill passes reused, %d continued after submissions", worlds, reused, continued)
 }
 
 // tickWorlds drives, for each of inputs random inputs, the two worlds pair

@@ -425,9 +425,11 @@ func (q *Queue) Submit(j *Job, held bool, now int64) error {
 		q.opt.Limits.End(j, now)
 		return &JobError{Job: j.ID, Err: &RefusedError{Err: ErrNodeConfigUnavailable}}
 	}
+	c0 := q.clock.changes
 	q.insert(e)
 	q.clock.queued++
 	q.touch(now)
+	q.clock.submitted += q.clock.changes - c0
 	q.sched.JobIsPending(q)
 	return nil
 }

@@ -13,7 +13,9 @@ type passClock struct {
 	// changes counts the changes of jobs, nodes, reservations and
 	// configuration (not backfill's own plans): a backfill pass is reused
 	// only while it stays the same.
-	changes   uint64
+	changes uint64
+	// submitted counts the changes submissions made (continueBackfill).
+	submitted uint64
 	queued    int  // job_sched_cnt: passes asked with a delay
 	immediate bool // schedule(false) asked
 	lastTick  int64
