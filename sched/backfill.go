@@ -583,11 +583,16 @@ func (q *Queue) namePreemptees(e *entry, part string, now int64) func() {
 	cands := q.preemptCandidates(e.j, part, now)
 	suspend := q.allSuspend(cands)
 	if q.gangKeeps {
-		// Lower tiers' suspended jobs keep their cores, which the test
-		// takes as it takes the running jobs' (test 3).
-		if s := q.suspendedBelow(e.j, part); len(s) > 0 {
-			cands = append(cands, s...)
-			suspend = true
+		// Lower tiers' suspended jobs, among the candidates, keep their
+		// cores, which the test takes as it takes the running jobs'
+		// (test 3), and other same-tier partitions' jobs are left out
+		// by test 4 (cons_tres).
+		suspend = true
+		if q.sharesNodes() {
+			cands = append(cands, q.sameTierOthers(part)...)
+		}
+		if len(cands) == 0 {
+			cands = nil
 		}
 	}
 	if cands == nil {

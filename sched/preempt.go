@@ -362,8 +362,9 @@ func (q *Queue) preemptCandidates(j *Job, part string, now int64) []uint32 {
 		if ee.Nodes == nil || !ee.Nodes.Intersects(pnodes) {
 			continue
 		}
-		if ee.State == Suspended {
-			// A suspended job holds no CPUs to give back.
+		if ee.State == Suspended && !q.gangKeeps {
+			// A suspended job holds no CPUs to give back (with
+			// gangKeeps it holds them, as in Slurm's list).
 			continue
 		}
 		cands = append(cands, ee)
@@ -632,25 +633,23 @@ func (q *Queue) willFit(e *entry, part string, use *roaring.Bitmap, removed []ui
 // applies: the job starts at once and its victims go without grace time.
 func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int64) (a *job.Allocation, victims []uint32, gang bool) {
 	cands := q.preemptCandidates(e.j, part, now)
-	if q.gangKeeps {
-		// Lower tiers' suspended jobs hold their cores in their
-		// partitions' rows, which test 3 opens as it opens the running
-		// jobs'.
-		a, victims = q.gangPlace(e, part, use, cands, q.suspendedBelow(e.j, part), now)
+	gangPrio := q.opt.Preempt.Flags.Gang && q.opt.Preempt.Type == PreemptPartitionPrio
+	if gangPrio && q.sharesNodes() {
+		// cons_tres's tier placement; with gangKeeps lower tiers'
+		// suspended jobs are candidates too, their cores in their
+		// partitions' rows, which test 3 opens as it opens the
+		// running jobs'.
+		a, victims = q.gangPlace(e, part, use, cands, now)
 		return a, victims, true
 	}
 	if len(cands) == 0 {
 		return nil, nil, false
 	}
-	if q.opt.Preempt.Flags.Gang && q.opt.Preempt.Type == PreemptPartitionPrio {
-		if !q.sharesNodes() {
-			// select/linear has no partition-tier placement: its
-			// _run_now takes the candidates out one at a time, those
-			// to suspend too, and re-sorts them once.
-			a, victims = q.runNowVictims(e, part, use, cands, true, now)
-			return a, victims, true
-		}
-		a, victims = q.gangPlace(e, part, use, cands, nil, now)
+	if gangPrio {
+		// select/linear has no partition-tier placement: its _run_now
+		// takes the candidates out one at a time, those to suspend
+		// too (suspended ones with gangKeeps), and re-sorts them once.
+		a, victims = q.runNowVictims(e, part, use, cands, true, now)
 		return a, victims, true
 	}
 	if q.opt.Preempt.Type == PreemptQOS && q.jobMode(q.jobs[cands[0]].j) == PreemptSuspend {
@@ -842,15 +841,27 @@ func (r *room) free(v *Job) bool {
 // then, partition by partition from the highest lower tier down, as far as
 // it still fits, kept off their jobs. The victims are the candidates left
 // on the chosen nodes.
-func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands, suspended []uint32, now int64) (*job.Allocation, []uint32) {
+func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
 	// The plugin takes one rule for every removed job: with any victim
 	// suspended, none gives its memory back in the plan.
 	suspend := q.anySuspend(cands) || q.gangKeeps
-	cands = append(slices.Clone(cands), suspended...)
-	if len(cands) == 0 {
-		return nil, nil
+	var a *job.Allocation
+	if len(cands) > 0 {
+		a = q.willFit(e, part, use, cands, suspend, now)
 	}
-	a := q.willFit(e, part, use, cands, suspend, now)
+	if a == nil && q.gangKeeps {
+		// Test 4: the job's partition's own row is all that is left
+		// out, so it goes over other same-tier partitions' jobs too,
+		// which stay as they are (the gang scheduler shadows lower
+		// tiers only).
+		if others := q.sameTierOthers(part); len(others) > 0 {
+			a = q.willFit(e, part, use, append(slices.Clone(cands), others...), true, now)
+			if a == nil {
+				return nil, nil
+			}
+			return a, q.gangVictims(a, cands)
+		}
+	}
 	if a == nil {
 		return nil, nil
 	}
@@ -874,23 +885,41 @@ func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands, sus
 		}
 		kept, a = trial, b
 	}
+	return a, q.gangVictims(a, kept)
+}
+
+// gangVictims are the running jobs of lower (the lower tiers' jobs a
+// placed over) whose cores a takes; a's Preempted is cleared, since the
+// gang scheduler, not the plugin, stops them.
+func (q *Queue) gangVictims(a *job.Allocation, lower []uint32) []uint32 {
 	var victims []uint32
-	for _, id := range kept {
+	for _, id := range lower {
 		if v := q.jobs[id].j; v.State == Running && takesFrom(a, v) {
 			victims = append(victims, id)
 		}
 	}
-	// The gang scheduler, not the plugin, stops the victims.
 	a.Preempted = nil
-	return a, victims
+	return victims
 }
 
-// suspendedBelow are the suspended jobs j in part may preempt: those of
-// lower tiers, whose cores test 3 counts as free.
-func (q *Queue) suspendedBelow(j *Job, part string) []uint32 {
+// sameTierOthers are the jobs of the partitions of part's tier other than
+// part whose cores cons_tres's test 4 opens, which leaves only part's own
+// row out (step 2, those of higher tiers and of PreemptMode=OFF
+// partitions): suspended jobs, and running jobs that share their nodes; a
+// running job that holds its nodes whole keeps them out of
+// share_node_bitmap, which _pick_best_nodes applies first.
+func (q *Queue) sameTierOthers(part string) []uint32 {
+	tier := q.cl.Partitions[part].PriorityTier
 	var out []uint32
 	for _, id := range q.ids {
-		if v := q.jobs[id].j; v.State == Suspended && q.mayPreempt(j, part, v) {
+		v := q.jobs[id].j
+		if (v.State != Running && v.State != Suspended) || v.Partition == part {
+			continue
+		}
+		if v.State == Running && (v.Alloc == nil || v.Alloc.WholeNode) {
+			continue
+		}
+		if p := q.cl.Partitions[v.Partition]; p != nil && p.PriorityTier == tier && q.opt.Partitions[v.Partition].PreemptMode != PreemptOff {
 			out = append(out, id)
 		}
 	}
@@ -987,6 +1016,11 @@ func (q *Queue) gangPreempt(j *Job, victims []uint32, now int64, p *Pass) (compl
 		v := q.jobs[id].j
 		switch mode := q.jobMode(v); mode {
 		case PreemptSuspend:
+			if v.State == Suspended {
+				// Already suspended: a candidate whose resources
+				// the plugin still held.
+				continue
+			}
 			q.suspendVictim(v, now)
 			p.Preempted = append(p.Preempted, PreemptEvent{Victim: id, Preemptor: j.ID, Mode: PreemptSuspend, End: now})
 		case PreemptCancel, PreemptRequeue:

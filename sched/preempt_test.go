@@ -437,12 +437,12 @@ func TestTakesFromIsCoreOverlap(t *testing.T) {
 	}
 }
 
-// gangFixture is four 4-core nodes under cons_tres in partitions lo (tier
-// 0), mid (tier 5) and hipart (tier 10), PreemptMode=SUSPEND,GANG with
-// preempt/partition_prio.
+// gangFixture is four 4-core nodes under cons_tres in partitions lo and
+// lo2 (tier 0), mid (tier 5) and hipart (tier 10), PreemptMode=SUSPEND,GANG
+// with preempt/partition_prio.
 func gangFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := newFixture(t, nodesN("n", 1, 4, "lo", "mid", "hipart"), Builtin{}, DefaultConfig(), nil, true)
+	f := newFixture(t, nodesN("n", 1, 4, "lo", "lo2", "mid", "hipart"), Builtin{}, DefaultConfig(), nil, true)
 	f.cl.Partitions["mid"].PriorityTier = 5
 	f.q = NewQueue(Options{Cluster: f.cl, Plugin: f.q.plugin, Scheduler: Builtin{}, Config: DefaultConfig(),
 		Preempt: Preemption{Type: PreemptPartitionPrio, Mode: PreemptSuspend, Flags: PreemptModeFlags{Gang: true}, KillWait: DefaultKillWait}})
@@ -476,5 +476,57 @@ func TestGangSuspendedJobKeepsItsCores(t *testing.T) {
 			t.Errorf("after %s the victim is %s, want SUSPENDED", s.spec, f.outcome(v))
 		}
 		now++
+	}
+}
+
+// TestGangLinearSuspendedJobKeepsItsNodes is select/linear under
+// SUSPEND,GANG as p1-09-05 recorded it (lab/slurm/sched/preempt/random): a
+// job the gang scheduler suspends keeps its place in the plugin's counts
+// (select_p_job_suspend does nothing for a suspension that is not
+// indefinite), so its free node is not idle to the next preemptor, which
+// suspends the smallest running candidate instead.
+func TestGangLinearSuspendedJobKeepsItsNodes(t *testing.T) {
+	f := newFixture(t, nodesN("n", 1, 4, "lo", "hipart"), Builtin{}, DefaultConfig(), nil, false)
+	f.q = NewQueue(Options{Cluster: f.cl, Plugin: f.q.plugin, Scheduler: Builtin{}, Config: DefaultConfig(),
+		Preempt: Preemption{Type: PreemptPartitionPrio, Mode: PreemptSuspend, Flags: PreemptModeFlags{Gang: true}, KillWait: DefaultKillWait}})
+	small := f.runLo(1, "n1", 100)
+	big := f.runLo(2, "n2,n3,n4", 100)
+	h1 := f.submit(3, 10, "nodes=2,exclusive,nodelist=n3,partition=hipart,time=60")
+	f.pass(1000)
+	if got := f.outcome(h1); got != "RUNNING n3,n4" || big.State != Suspended || small.State != Running {
+		t.Fatalf("first preemptor %s, 3-node job %s, 1-node job %s", got, f.outcome(big), f.outcome(small))
+	}
+	h2 := f.submit(4, 10, "nodes=1,partition=hipart,time=60")
+	f.pass(1001)
+	if got := f.outcome(h2); got != "RUNNING n1" || small.State != Suspended {
+		t.Errorf("second preemptor %s, 1-node job %s: want RUNNING n1 and the 1-node job suspended", got, f.outcome(small))
+	}
+}
+
+// TestGangSameTierPartitionsShareCores is the lab's "same tier" cases
+// (gangcores.json): cons_tres's test 4 leaves out only the job's own
+// partition's row, so a job of another tier-0 partition runs over the
+// cores of running jobs that share their nodes, exclusive or not, and
+// both run on (the gang scheduler shadows lower tiers only).
+func TestGangSameTierPartitionsShareCores(t *testing.T) {
+	for _, spec := range []string{"ntasks=1,partition=lo2,time=60", "nodes=1,exclusive,partition=lo2,time=60"} {
+		t.Run(spec, func(t *testing.T) {
+			f := gangFixture(t)
+			var lo []*Job
+			for i := range 4 {
+				lo = append(lo, f.submit(uint32(1+i), 10, "ntasks=4,partition=lo,time=60"))
+				f.pass(int64(1000 + i))
+			}
+			j := f.submit(5, 10, spec)
+			f.pass(1010)
+			if got := f.outcome(j); got != "RUNNING n1" {
+				t.Errorf("%s, want RUNNING n1", got)
+			}
+			for _, l := range lo {
+				if l.State != Running {
+					t.Errorf("job %d: %s, want RUNNING", l.ID, f.outcome(l))
+				}
+			}
+		})
 	}
 }

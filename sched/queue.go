@@ -143,13 +143,16 @@ type Queue struct {
 	completing []completingJob
 	// partSize is each partition's CPUs and nodes, counted once.
 	partSize map[string][2]int
-	// gangKeeps says a job the gang scheduler suspends keeps its cores in
-	// the select plugin (job.GangPlugin, under GANG with
-	// preempt/partition_prio): cons_tres's select_p_job_suspend does
-	// nothing unless the suspension is indefinite (scontrol suspend), so
-	// the cores stay in the job's partition row, closed to the jobs of
-	// its tier and to test 1's idle cores; jobs of higher tiers take them
-	// as they take a running lower-tier job's (_job_test's test 3).
+	// gangKeeps says a job the gang scheduler suspends keeps its
+	// resources in the select plugin (job.GangPlugin, under GANG with
+	// preempt/partition_prio): select_p_job_suspend does nothing unless
+	// the suspension is indefinite (scontrol suspend). With cons_tres the
+	// cores stay in the job's partition row, closed to the jobs of its
+	// tier and to test 1's idle cores; jobs of higher tiers take them as
+	// they take a running lower-tier job's (_job_test's test 3). With
+	// select/linear the job keeps its place in the node counts. Either
+	// way it is a preemption candidate, as in
+	// slurm_find_preemptable_jobs.
 	gangKeeps bool
 }
 

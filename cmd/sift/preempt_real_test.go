@@ -54,28 +54,18 @@ type preemptOutcome struct {
 // preemptKnown are the scenarios where sift differs from Slurm, keyed
 // "file/case", with the cause; each is in docs/COMPATIBILITY.md.
 var preemptKnown = map[string]string{
-	"partition_prio/cancel: a 3-node and a 1-node victim for a 2-node job":                  batchHostCompleting,
-	"partition_prio/grace: a cancel victim runs on for GraceTime":                           batchHostCompleting,
-	"partition_prio/grace: a requeue victim runs on for GraceTime":                          batchHostCompleting,
-	"partition_prio/grace: a second preemptor waits for the same victim":                    batchHostCompleting,
-	"qos/qos: grace time of the victim's QOS":                                               batchHostCompleting,
-	"exempt/exempt: the spared job is preempted at a later pass":                            batchHostCompleting,
-	"exempt/youngest_first: a 2-node victim started last goes before older 1-node ones":     batchHostCompleting,
-	"gangcores/same tier: another tier-1 partition's job beside a suspended job":            gangSameTier,
-	"gangcores/same tier: another tier-1 partition's job beside running and suspended jobs": gangSameTier,
-	"gangcores/same tier: a pending job of the suspended job's partition goes first":        gangSameTier,
+	"partition_prio/cancel: a 3-node and a 1-node victim for a 2-node job":              batchHostCompleting,
+	"partition_prio/grace: a cancel victim runs on for GraceTime":                       batchHostCompleting,
+	"partition_prio/grace: a requeue victim runs on for GraceTime":                      batchHostCompleting,
+	"partition_prio/grace: a second preemptor waits for the same victim":                batchHostCompleting,
+	"qos/qos: grace time of the victim's QOS":                                           batchHostCompleting,
+	"exempt/exempt: the spared job is preempted at a later pass":                        batchHostCompleting,
+	"exempt/youngest_first: a 2-node victim started last goes before older 1-node ones": batchHostCompleting,
 }
 
 // Causes of the known differences.
 const (
 	batchHostCompleting = "a killed victim's nodes come free one by one as their epilogs report (its batch host last, after KillWait when the script ignores SIGTERM); Slurm starts the waiting preemptor on the first nodes free, sift frees them all at once and takes the lowest"
-	// gangSameTier: under GANG, cons_tres _job_test's test 4 places a job
-	// whose partition holds no job on every core that no higher tier's or
-	// PreemptMode=OFF partition's job holds: over another same-tier
-	// partition's suspended (or running) job, which stays as it is (the
-	// gang scheduler casts shadows on lower tiers only). sift's placement
-	// opens lower tiers' cores only, so the job pends.
-	gangSameTier = "under GANG a job of a partition without jobs of its own goes over another same-tier partition's cores (cons_tres test 4); sift opens lower tiers only"
 )
 
 // TestPreemptionMatchesRealSlurm replays the recorded preemption scenarios
@@ -339,8 +329,6 @@ var preemptRandomKnown = map[string]string{
 	"preempt-1-07.json/p1-07-09": gangCores,
 	"preempt-1-08.json/p1-08-03": victimNodesRaceUnconfirmed,
 	"preempt-1-08.json/p1-08-09": victimNodesRace,
-	"preempt-1-09.json/p1-09-05": gangLinear,
-	"preempt-1-09.json/p1-09-10": gangLinear,
 	"preempt-1-10.json/p1-10-06": victimNodesRace,
 	"preempt-1-10.json/p1-10-10": notFound,
 	"preempt-1-11.json/p1-11-01": victimNodesRaceUnconfirmed,
@@ -422,12 +410,6 @@ const (
 	// with n6 and n7 the other way round). Not proven: several nodes held
 	// at once, or orders the descent does not reach.
 	victimNodesRaceUnconfirmed = "victims' nodes freed one by one is the likely cause, but no replayed order (batch hosts 0-3 s after the other nodes, per victim) reproduces Slurm's answer"
-	// gangLinear: select/linear under SUSPEND,GANG, after a preemptor
-	// suspended a job of several nodes: Slurm starts the next job by
-	// suspending another running job where sift takes the suspended
-	// job's idle node (p1-09-10: n1 against n6), or places two 1-node
-	// jobs the other way round. Cause not found.
-	gangLinear = "linear under GANG: a later job suspends a running job in Slurm, takes a suspended job's idle node in sift (cause not found)"
 	// notFound: p1-10-10 (preempt/qos, cons_tres, sched/builtin,
 	// REQUEUE): sift starts a job of QOS other (ntasks=6) that Slurm
 	// leaves pending (Priority), and seven jobs Slurm's main pass marked

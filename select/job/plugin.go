@@ -47,11 +47,12 @@ type NodeSharer interface {
 
 // GangPlugin is offered by plugins that hold resources as Slurm's does
 // under PreemptMode=SUSPEND,GANG with preempt/partition_prio: once
-// SetGang(true) is called, Begin takes a job whose cores overlap jobs of
-// other partitions (the gang scheduler suspends or preempts those of lower
-// tiers), and the caller does not call Suspend or Resume for a job the gang
-// scheduler suspends, which keeps its cores, as select_p_job_suspend keeps
-// them for a suspension that is not indefinite.
+// SetGang(true) is called, Begin takes a job whose cores (select/linear:
+// nodes) overlap jobs of other partitions (the gang scheduler suspends or
+// preempts those of lower tiers), and the caller does not call Suspend or
+// Resume for a job the gang scheduler suspends, which keeps its resources,
+// as select_p_job_suspend keeps them for a suspension that is not
+// indefinite.
 type GangPlugin interface {
 	SetGang(on bool)
 }

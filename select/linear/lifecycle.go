@@ -46,7 +46,7 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 	okNodes := want.Clone()
 	okNodes.And(p.usable)
 	got.And(okNodes)
-	if got.Count() != want.Count() {
+	if got.Count() != want.Count() && (!p.gang || !want.SubsetOf(p.usable)) {
 		return fail(errors.New("a node is unusable or already allocated"))
 	}
 	rec := &record{id: r.ID, exclusive: p.maxShare(r) <= 1, contiguous: r.Contiguous,

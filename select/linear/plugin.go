@@ -53,6 +53,8 @@ type Plugin struct {
 	ids  []uint32
 	tmp  bitset.Set
 	bufs [5]bitset.Set
+	// gang is SetGang's setting.
+	gang bool
 }
 
 // Scratch set slots; a call chain never uses one slot for two live sets.
@@ -152,6 +154,12 @@ func configOf(cl *job.Cluster, id uint32) nodeConfig {
 
 // Cluster is the cluster the plugin selects from.
 func (p *Plugin) Cluster() *job.Cluster { return p.cl }
+
+// SetGang implements job.GangPlugin: with on, Begin charges a job to its
+// nodes whatever their jobs, as _add_job_to_nodes does (the gang scheduler
+// suspends the lower tiers' jobs there, which keep their place in the
+// counts).
+func (p *Plugin) SetGang(on bool) { p.gang = on }
 
 // AbsolutePlans implements job.AbsolutePlans: a will-run answer is the end
 // of the running job whose release lets the job run, or now

@@ -243,6 +243,10 @@ func handGangCoreCases() []handCase {
 		hcase("same tier: a pending job of the suspended job's partition goes first", 6,
 			lo("nodes=4,exclusive"), ha("sleep:1"), hi("ntasks=1"), ha("sleep:1"), ha("snapshot"),
 			lo("ntasks=1"), hj("partition=lo_cancel,ntasks=1")),
+		hcase("same tier: another tier-1 partition's job beside running jobs that share their nodes", 6,
+			hcat(hrep(4, lo("ntasks=4")), ha("sleep:1"), ha("snapshot"), hj("partition=lo_cancel,ntasks=1"))...),
+		hcase("same tier: an exclusive job beside running jobs that share their nodes", 6,
+			hcat(hrep(4, lo("ntasks=4")), ha("sleep:1"), ha("snapshot"), hj("partition=lo_cancel,nodes=1,exclusive"))...),
 	}
 }
 
