@@ -44,22 +44,36 @@ type freeOrder struct {
 	// excl, run, tot, count and next are freedAt's working storage.
 	excl, run, tot, count []int32
 	next                  []int
-	// reached[m] is the nodes freed by the first min(m*step, n) releases
+	// reached[m] is the nodes freed by the first cps[m] releases
 	// (release count at most that), made as far as asked (reachedTo).
+	// cps starts at 0 and ends at the number of releases; between two
+	// of its counts the releases free about reachNodes nodes (or one
+	// release frees more), so that a walk from one reached set to the
+	// next visits few nodes.
 	reached []bitset.Set
-	step    int
+	cps     []int
 }
 
-// reachStep is the releases between two of a freeOrder's reached
-// sets (tests lower it).
-var reachStep = 8
+// reachNodes is about how many nodes the releases between two of a
+// freeOrder's reached sets free (tests lower it).
+var reachNodes = 32
 
-// checkpoint is the release count reached[m] stands for.
-func (o *freeOrder) checkpoint(m, n int) int { return min(m*o.step, n) }
+// checkpoints sets cps for n releases.
+func (o *freeOrder) checkpoints(n int) {
+	o.cps = append(o.cps[:0], 0)
+	freed := 0
+	for c := 1; c <= n; c++ {
+		freed += o.at[c+1] - o.at[c]
+		if freed >= reachNodes || c == n {
+			o.cps = append(o.cps, c)
+			freed = 0
+		}
+	}
+}
 
 // reachedTo is reached[m], made (with those before it) if need be; the
 // storage of an earlier state's sets is reused.
-func (o *freeOrder) reachedTo(m, n, words int) bitset.Set {
+func (o *freeOrder) reachedTo(m, words int) bitset.Set {
 	for k := len(o.reached); k <= m; k++ {
 		var b bitset.Set
 		if k < cap(o.reached) {
@@ -71,11 +85,11 @@ func (o *freeOrder) reachedTo(m, n, words int) bitset.Set {
 		from := 0
 		if k > 0 {
 			b.Copy(o.reached[k-1])
-			from = o.checkpoint(k-1, n) + 1
+			from = o.cps[k-1] + 1
 		} else {
 			b.Clear()
 		}
-		for _, id := range o.nodes[o.at[from]:o.at[o.checkpoint(k, n)+1]] {
+		for _, id := range o.nodes[o.at[from]:o.at[o.cps[k]+1]] {
 			b.Add(id)
 		}
 		o.reached = append(o.reached, b)
@@ -159,7 +173,7 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	}
 	o.stale = false
 	n := len(c.running)
-	o.reached, o.step = o.reached[:0], reachStep
+	o.reached = o.reached[:0]
 	o.excl, o.run, o.tot = append(o.excl[:0], c.base.excl...), append(o.run[:0], c.base.run...), append(o.tot[:0], c.base.tot...)
 	excl, run, tot := o.excl, o.run, o.tot
 	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
@@ -200,6 +214,7 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 		o.nodes[next[k]] = uint32(id)
 		next[k]++
 	}
+	o.checkpoints(n)
 	c.freed[maxRun] = o
 	return o
 }
@@ -293,12 +308,12 @@ func (p *Plugin) willRunReach(c *releaseChain, o *freeOrder, w *want, cand, f, o
 	n := len(c.running)
 	lo, hi := cand.Span()
 	words := len(cand)
-	enough := func(m int) bool { return cand.AndCount(o.reachedTo(m, n, words), lo, hi) >= minN }
+	enough := func(m int) bool { return cand.AndCount(o.reachedTo(m, words), lo, hi) >= minN }
 	// The first reached set with enough candidates: among those made, by
 	// binary search, else by making more.
 	m := sort.Search(len(o.reached), enough)
 	if m == len(o.reached) {
-		last := (n + o.step - 1) / o.step
+		last := len(o.cps) - 1
 		for m <= last && !enough(m) {
 			m++
 		}
@@ -308,7 +323,7 @@ func (p *Plugin) willRunReach(c *releaseChain, o *freeOrder, w *want, cand, f, o
 	}
 	from := 0
 	if m > 0 {
-		from = o.checkpoint(m-1, n)
+		from = o.cps[m-1]
 		f.Copy(cand)
 		f.And(o.reached[m-1])
 		count = f.Count()
@@ -353,10 +368,11 @@ func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, 
 	// The sharing the partition allows is read from the cluster, which
 	// may change under the chain.
 	share := p.maxShare(r)
-	if a, ok := c.memo.Get(&shape, share, all); ok {
+	a, h, ok := c.memo.Get(&shape, share, all)
+	if ok {
 		return job.StartAt(a.End, now), a.Nodes, a.CPUs, a.Err
 	}
 	out, total, end, err := p.willRunFitAll(r, all)
-	a := c.memo.Put(&shape, share, all, job.Answer{Nodes: out, CPUs: total, End: end, Err: err})
+	a = c.memo.Put(h, &shape, share, all, job.Answer{Nodes: out, CPUs: total, End: end, Err: err})
 	return job.StartAt(end, now), a.Nodes, total, err
 }

@@ -115,13 +115,13 @@ func cloneAlloc(a *job.Allocation) *job.Allocation {
 	return &c
 }
 
-// TestWillRunChainAgreesWithPlain: the release chain's answers, with the
-// reached sets every 1 to 4 releases so that the walk from them
+// TestWillRunChainAgreesWithPlain: the release chain's answers, with
+// reached sets every 1 to 4 freed nodes so that the walk from them
 // (willRunReach) starts past the first release, are willRunPlain's.
 func TestWillRunChainAgreesWithPlain(t *testing.T) {
-	defer func(v int) { reachStep = v }(reachStep)
+	defer func(v int) { reachNodes = v }(reachNodes)
 	for seed := uint64(0); seed < 120; seed++ {
-		reachStep = 1 + int(seed%4)
+		reachNodes = 1 + int(seed%4)
 		willRunAgrees(t, seed)
 	}
 }
