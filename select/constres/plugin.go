@@ -465,7 +465,8 @@ func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64
 	}
 	c := p.chain()
 	extra := int(p.nodeReqOf(r)) | p.cl.MaxShare(r.Partition)<<2 | int(p.tier(r.Partition))<<24
-	if m, ok := c.memo.Get(&shape, extra, all); ok {
+	m, h, ok := c.memo.Get(&shape, extra, all)
+	if ok {
 		return job.StartAt(m.End, now), m.Nodes, m.Err
 	}
 	key := all.Clone()
@@ -480,7 +481,7 @@ func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64
 			ans.End = job.FitsNow
 		}
 	}
-	m := c.memo.Put(&shape, extra, key, ans)
+	m = c.memo.Put(h, &shape, extra, key, ans)
 	return job.StartAt(m.End, now), m.Nodes, m.Err
 }
 

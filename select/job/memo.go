@@ -84,18 +84,22 @@ type memoEntry struct {
 // memoLimit bounds the answers a memo keeps.
 const memoLimit = 1 << 12
 
-// Get returns the answer remembered for the key, if any.
-func (m *Memo) Get(s *Shape, extra int, cand bitset.Set) (*Answer, bool) {
-	for _, e := range m.m[memoHash(s, extra, cand)] {
+// Get returns the answer remembered for the key, if any, and the key's
+// hash, which a Put of the same key is given (a miss then hashes the
+// candidates once).
+func (m *Memo) Get(s *Shape, extra int, cand bitset.Set) (*Answer, uint64, bool) {
+	h := memoHash(s, extra, cand)
+	for _, e := range m.m[h] {
 		if e.shape == *s && e.extra == extra && e.cand.Equal(cand) {
-			return &e.Answer, true
+			return &e.Answer, h, true
 		}
 	}
-	return nil, false
+	return nil, h, false
 }
 
-// Put remembers a, copying its nodes and cand, and returns the copy.
-func (m *Memo) Put(s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
+// Put remembers a under the key whose hash Get gave as h, copying its
+// nodes and cand, and returns the copy.
+func (m *Memo) Put(h uint64, s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
 	if m.m == nil {
 		m.m = map[uint64][]*memoEntry{}
 	}
@@ -116,7 +120,6 @@ func (m *Memo) Put(s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
 			e.Nodes = a.Nodes.Clone()
 		}
 	}
-	h := memoHash(s, extra, cand)
 	m.m[h] = append(m.m[h], e)
 	return &e.Answer
 }

@@ -72,14 +72,15 @@ func TestMemoKeepsAnswersApart(t *testing.T) {
 	c2.Add(4)
 	nodes := bitset.New(100)
 	nodes.Add(3)
-	got := m.Put(&a, 1, c1, Answer{Nodes: nodes, CPUs: 8, End: 500})
+	_, h, _ := m.Get(&a, 1, c1)
+	got := m.Put(h, &a, 1, c1, Answer{Nodes: nodes, CPUs: 8, End: 500})
 	nodes.Add(7)
 	c1.Add(9)
 	if got.Nodes.Has(7) {
 		t.Fatal("the memo kept the caller's node set")
 	}
 	c1.Del(9)
-	if x, ok := m.Get(&a, 1, c1); !ok || x.End != 500 || x.CPUs != 8 || !x.Nodes.Has(3) {
+	if x, _, ok := m.Get(&a, 1, c1); !ok || x.End != 500 || x.CPUs != 8 || !x.Nodes.Has(3) {
 		t.Fatalf("answer not found: %+v %v", x, ok)
 	}
 	for _, miss := range []struct {
@@ -87,7 +88,7 @@ func TestMemoKeepsAnswersApart(t *testing.T) {
 		extra int
 		cand  bitset.Set
 	}{{&b, 1, c1}, {&a, 2, c1}, {&a, 1, c2}} {
-		if _, ok := m.Get(miss.s, miss.extra, miss.cand); ok {
+		if _, _, ok := m.Get(miss.s, miss.extra, miss.cand); ok {
 			t.Errorf("found an answer under another key %+v", miss)
 		}
 	}
@@ -110,20 +111,21 @@ func TestMemoAfterResetKnowsOnlyNewAnswers(t *testing.T) {
 			cand.Add(uint32(k + round))
 			clear(nodes)
 			nodes.Add(uint32(2*k + round))
-			m.Put(shape(k), round, cand, Answer{Nodes: nodes, End: int64(100*round + k)})
+			_, h, _ := m.Get(shape(k), round, cand)
+			m.Put(h, shape(k), round, cand, Answer{Nodes: nodes, End: int64(100*round + k)})
 		}
 		clear(nodes)
 		for k := 1; k <= 50; k++ {
 			clear(cand)
 			cand.Add(uint32(k + round))
-			a, ok := m.Get(shape(k), round, cand)
+			a, _, ok := m.Get(shape(k), round, cand)
 			if !ok || a.End != int64(100*round+k) || a.Nodes.Count() != 1 || !a.Nodes.Has(uint32(2*k+round)) {
 				t.Fatalf("round %d, key %d: got %+v, %v", round, k, a, ok)
 			}
 			if round > 0 {
 				clear(cand)
 				cand.Add(uint32(k + round - 1))
-				if _, ok := m.Get(shape(k), round-1, cand); ok {
+				if _, _, ok := m.Get(shape(k), round-1, cand); ok {
 					t.Fatalf("round %d, key %d: an answer from before Reset", round, k)
 				}
 			}
