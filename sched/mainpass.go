@@ -146,7 +146,7 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 			failByPart = true
 		} else {
 			ex := q.explainMain(e, r.part, avail)
-			out := q.startNow(e, r.part, avail, now, limitSeconds(req.TimeLimit), p)
+			out := q.startNowMemo(e, r.part, avail, now, limitSeconds(req.TimeLimit), p)
 			q.explained(j, ex)
 			switch out {
 			case started:
@@ -417,6 +417,27 @@ func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error
 		q.opt.Limits.Begin(j, now)
 	}
 	return nil
+}
+
+// startNowMemo is startNow for the main pass, which remembers a job it
+// found busy on every usable node until the queue changes: a simulator's
+// main pass runs every sched_interval and mostly finds its first job
+// blocked as the last one did. While nothing changed (the cluster, the
+// plugin's jobs, the job) and the job is tested on the same nodes, its
+// selection fails the same way (reuseAllowed: no hook, reservation or
+// preemption, and the plugin's answers read no clock), and only its
+// reason is set again.
+func (q *Queue) startNowMemo(e *entry, part string, avail *roaring.Bitmap, now, dur int64, p *Pass) outcome {
+	whole := q.reuseAllowed() && !q.plainMain && avail.GetCardinality() == q.cl.Usable.GetCardinality()
+	if whole && e.busyAt == q.clock.changes+1 && e.busyPart == part {
+		e.j.setReason(ReasonResources, "")
+		return busy
+	}
+	out := q.startNow(e, part, avail, now, dur, p)
+	if e.busyAt = 0; whole && out == busy && e.j.Reason == ReasonResources && e.j.ReasonDetail == "" {
+		e.busyAt, e.busyPart = q.clock.changes+1, part
+	}
+	return out
 }
 
 // busy is _pick_best_nodes' nodes_busy for req in part on the nodes use:

@@ -54,3 +54,31 @@ func TestCachedQueueBuildsAgreeWithFreshOnes(t *testing.T) {
 	}
 	t.Logf("%d worlds, %d ticks began with a build standing", worlds, standing)
 }
+
+// TestRememberedBusyJobsAgreeWithFreshTests drives random worlds with Tick
+// (tickWorlds) twice: with the main pass remembering a job it found busy
+// on every usable node while nothing changes (startNowMemo), and with
+// every job tested. After every Tick the passes and every job must be the
+// same, and some tests must have been skipped.
+func TestRememberedBusyJobsAgreeWithFreshTests(t *testing.T) {
+	skipped := 0
+	worlds := tickWorlds(t, rand.New(rand.NewPCG(3, 17)), 500, func(gf, gp *byteGen) (*fuzzWorld, *fuzzWorld) {
+		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, false)
+		if !fast.q.reuseAllowed() {
+			// Every job is tested in this world.
+			return nil, nil
+		}
+		plain.q.plainMain = true
+		return fast, plain
+	}, func(_ int64, _ uint32, fast, _ *fuzzWorld) {
+		for _, e := range fast.q.ents {
+			if e.busyAt == fast.q.clock.changes+1 {
+				skipped++
+			}
+		}
+	}, (*fuzzWorld).outcomes, func(*fuzzWorld) {})
+	if worlds == 0 || skipped == 0 {
+		t.Fatalf("%d worlds, %d jobs remembered busy before a Tick: the test tests nothing", worlds, skipped)
+	}
+	t.Logf("%d worlds, %d jobs remembered busy before a Tick", worlds, skipped)
+}

@@ -133,11 +133,12 @@ type Queue struct {
 	recBuf  []record
 	sortBuf []record
 	built   builtQueue
-	// plainBuild turns builtQueue off, for the differential tests.
-	plainBuild bool
-	bfEnds     runEnds
-	bfReq      job.Request
-	bfLast     bfReuse
+	// plainBuild turns builtQueue off, and plainMain startNowMemo, for
+	// the differential tests.
+	plainBuild, plainMain bool
+	bfEnds                runEnds
+	bfReq                 job.Request
+	bfLast                bfReuse
 	// completing are the preempted jobs whose resources the plugin holds
 	// until the next pass (releaseCompleting).
 	completing []completingJob
@@ -173,6 +174,11 @@ type entry struct {
 	// have one, and the passes look it up per record.
 	firstPart string
 	first     *partReq
+	// busyAt is the queue's change count plus one when a main pass last
+	// found the job busy in busyPart on every usable node, 0 if it did not
+	// (startNowMemo).
+	busyAt   uint64
+	busyPart string
 }
 
 // partReq is a job's request in one partition and the candidates the chain
