@@ -140,6 +140,9 @@ type run struct {
 	// state; pending is compacted when its reasons are read.
 	pending []int
 	running map[int]bool
+	// lastReason is the reason each job's history last read (-1: none
+	// yet), by trace index.
+	lastReason []int16
 	// suspended holds the run time left of each job preemption suspended.
 	suspended map[int]int64
 	// unpurged counts finished jobs still in the queue.
@@ -207,6 +210,10 @@ func Run(tr *workload.Trace, opt Options) (*Result, error) {
 	r.recs = make([]JobRecord, n)
 	r.sj = make([]*sched.Job, n)
 	r.kill = make([]int64, n)
+	r.lastReason = make([]int16, n)
+	for i := range r.lastReason {
+		r.lastReason[i] = -1
+	}
 	for i, ev := range opt.NodeEvents {
 		for _, name := range ev.Nodes {
 			if _, ok := opt.Cluster.Snap.ID(name); !ok {
@@ -395,6 +402,12 @@ func (r *run) readReasons(t int64) {
 			continue
 		}
 		kept = append(kept, i)
+		if int16(j.Reason) == r.lastReason[i] {
+			// The reason the history ends with, as a number: most
+			// passes change no reason, and naming each costs more.
+			continue
+		}
+		r.lastReason[i] = int16(j.Reason)
 		rec := &r.recs[i]
 		reason := j.Reason.String()
 		if h := rec.Reasons; len(h) == 0 || h[len(h)-1].Reason != reason {
