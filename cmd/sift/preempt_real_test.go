@@ -325,8 +325,6 @@ var preemptRandomKnown = map[string]string{
 	"preempt-1-06.json/p1-06-06": victimNodesRaceUnconfirmed,
 	"preempt-1-06.json/p1-06-07": victimNodesRaceUnconfirmed,
 	"preempt-1-06.json/p1-06-09": victimNodesRaceUnconfirmed,
-	"preempt-1-07.json/p1-07-06": gangCores,
-	"preempt-1-07.json/p1-07-09": gangCores,
 	"preempt-1-08.json/p1-08-03": victimNodesRaceUnconfirmed,
 	"preempt-1-08.json/p1-08-09": victimNodesRace,
 	"preempt-1-10.json/p1-10-06": victimNodesRace,
@@ -371,15 +369,6 @@ var preemptRandomKnown = map[string]string{
 
 // Causes of the known random preemption differences.
 const (
-	// gangCores: under PreemptMode=SUSPEND,GANG with cons_tres (p1-07,
-	// sched/backfill, tiers 1 and 5), a mid-tier job of lower priority
-	// starts in sift where Slurm starts a higher one on the same cores
-	// (p1-07-06: 379 on n14 in sift, 391 on n[8,14] in Slurm; p1-07-09:
-	// 878 on n1 in sift, 1125 on n1 in Slurm). Cause not found. (The 21
-	// other cases of this label agree since a gang-suspended job keeps
-	// its cores and a gang victim's nodes are completing for the rest of
-	// the pass: gangcores.json.)
-	gangCores = "GANG, cons_tres: a lower-priority mid job takes the cores Slurm gives a higher one (cause not found)"
 	// victimNodesRace: without GANG, a killed or requeued victim's nodes
 	// come free one by one as their epilogs report, its batch host (its
 	// first node) last, and slurmctld's main pass starts the waiting

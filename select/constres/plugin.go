@@ -803,10 +803,15 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 	}
 	exp := p.st.dup()
 	var pre []*record
+	// gone are the candidates taken out, which no end releases again: a
+	// suspended one keeps its memory for good (_build_cr_job_list lists
+	// only the jobs it does not take out).
+	gone := map[uint32]bool{}
 	if r.Preempts(p.cfg.Preempt) {
 		pre = p.preemptCandidates(exp, r)
 		for _, v := range pre {
 			p.removeJob(exp, v, r.VictimsFreeMemory(p.cfg.PreemptMode))
+			gone[v.id] = true
 		}
 		if len(pre) > 0 {
 			if pk, free, ok := p.fit(exp, r, cand); ok {
@@ -818,7 +823,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 			}
 		}
 	}
-	running := sortedJobs(exp)
+	running := slices.DeleteFunc(sortedJobs(exp), func(j *record) bool { return gone[j.id] })
 	slices.SortStableFunc(running, func(a, b *record) int {
 		switch {
 		case a.end < b.end:

@@ -275,3 +275,25 @@ func TestWillRunStopsAtPlanEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestWillRunReleasesSuspendedCandidateOnce: a candidate taken out for a
+// suspending preemptor keeps its memory and is not released again at its
+// end (_build_cr_job_list lists only the jobs it does not take out); a
+// second release had left its nodes with a negative job count, closed to
+// an exclusive job (p1-07-06's 4-node exclusive job planned at 18000 s
+// instead of Slurm's 7200 s).
+func TestWillRunReleasesSuspendedCandidateOnce(t *testing.T) {
+	cl := testCluster(t, small, small)
+	p := New(cl, Config{})
+	run(t, p, "id=1,ntasks=4,nodelist=n0,time=10", nil)
+	run(t, p, "id=2,ntasks=4,nodelist=n1,time=100", nil)
+	r := spec(t, cl, "id=3,nodes=2,exclusive,time=10")
+	r.PreemptCandidates, r.PreemptSuspend = []uint32{1}, true
+	a, err := p.Select(r, cl.Snap.Live(), job.Plan, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Start != 6000 || a.Nodes.GetCardinality() != 2 {
+		t.Errorf("start %d on %v, want 6000 on both nodes", a.Start, a.Nodes.ToArray())
+	}
+}
