@@ -246,6 +246,9 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 	w := p.wantOf(r, minN)
 	f := p.buf(bufFilter)
 	out := p.buf(bufOut)
+	if !p.cfg.TrackMemory && !slowScan && p.emptyNodesFit(r, job.RunNow) {
+		return p.willRunReach(maxRun, w, cand, f, out, minN, maxN, reqN)
+	}
 	count := p.countBitmap(p.st, r, cand, f, maxRun, noShareLimit, job.RunNow)
 	if count >= minN {
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
@@ -258,9 +261,6 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 		// Without consumable memory a node passes from the release that
 		// frees it on: no books to keep.
 		o := p.freedAt(c, maxRun)
-		if !slowScan && p.emptyNodesFit(r, job.RunNow) {
-			return p.willRunReach(c, o, w, cand, f, out, count, minN, maxN, reqN)
-		}
 		for k, j := range c.running {
 			for _, id := range o.nodes[o.at[k+1]:o.at[k+2]] {
 				if cand.Has(id) && !f.Has(id) && p.staticFits(r, id, cpt) {
@@ -296,18 +296,29 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 	return nil, 0, 0, errNeverFits
 }
 
-// willRunReach is willRunFit's release walk when every candidate passes
-// the static checks (emptyNodesFit; memory not consumable): the
-// candidates that pass countBitmap after k releases are then cand and the
-// nodes of release count at most k, f is that set for k = 0 (count
-// members, already tested when enough), and the walk starts at the last
-// of o's reached sets that holds too few candidates, found by binary
-// search, instead of at the first release. A release that adds no
-// candidate is not tested again: the best fit reads nothing but f.
-func (p *Plugin) willRunReach(c *releaseChain, o *freeOrder, w *want, cand, f, out bitset.Set, count, minN, maxN, reqN int) (bitset.Set, int, int64, error) {
+// willRunReach is willRunFit when every candidate passes the static
+// checks (emptyNodesFit; memory not consumable): the candidates that pass
+// countBitmap after k releases are then cand and the nodes of release
+// count at most k (the chain's freeOrder for maxRun), so f is made from
+// the reached sets, first for no release (the test of a start now), and
+// the walk starts at the last reached set that holds too few candidates,
+// found by binary search, instead of at the first release. A release
+// that adds no candidate is not tested again: the best fit reads nothing
+// but f.
+func (p *Plugin) willRunReach(maxRun int, w *want, cand, f, out bitset.Set, minN, maxN, reqN int) (bitset.Set, int, int64, error) {
+	c := p.chain()
+	o := p.freedAt(c, maxRun)
 	n := len(c.running)
 	lo, hi := cand.Span()
 	words := len(cand)
+	f.Copy(cand)
+	f.And(o.reachedTo(0, words))
+	count := f.Count()
+	if count >= minN {
+		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
+			return out, total, job.FitsNow, nil
+		}
+	}
 	enough := func(m int) bool { return cand.AndCount(o.reachedTo(m, words), lo, hi) >= minN }
 	// The first reached set with enough candidates: among those made, by
 	// binary search, else by making more.
