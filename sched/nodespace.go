@@ -169,6 +169,9 @@ func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 		// A job always holds at least one resolution step.
 		end = start + ns.res
 	}
+	// Only the words holding nodes change: a job's nodes are often one
+	// range of ids.
+	lo, hi := nodes.Span()
 	placed := false
 	oneBefore, oneAfter := 0, -1
 	j := 0
@@ -196,7 +199,7 @@ func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 		if end < ns.s[j].end {
 			ns.split(j, end)
 		}
-		ns.s[j].avail.AndNot(nodes)
+		ns.s[j].avail[lo:hi].AndNot(nodes[lo:hi])
 		if end == ns.s[j].end {
 			if ns.s[j].next != 0 {
 				oneAfter = ns.s[j].next
