@@ -120,6 +120,9 @@ type Cluster struct {
 	Usable *roaring.Bitmap
 	// Partitions maps partition names to their nodes and sharing settings.
 	Partitions map[string]*Partition
+	// withCPUs is the nodes NewCluster gave a CPU (nil for a Cluster made
+	// otherwise), for FilterNodes' shortcut; CPUs does not change after.
+	withCPUs *roaring.Bitmap
 }
 
 // Bounds on a node's layout.
@@ -139,7 +142,7 @@ func NewCluster(s *index.Snapshot) *Cluster {
 		ConfThreads: make([]int, n),
 		MemoryMB:    make([]uint64, n), GPUs: make([][]index.Gres, n), Weight: make([]uint32, n),
 		Idle: roaring.New(), Mixed: roaring.New(), Allocated: roaring.New(), Down: roaring.New(), Drain: roaring.New(),
-		Usable: roaring.New(), Partitions: map[string]*Partition{},
+		Usable: roaring.New(), Partitions: map[string]*Partition{}, withCPUs: roaring.New(),
 	}
 	it := s.Live().Iterator()
 	for it.HasNext() {
@@ -167,6 +170,9 @@ func NewCluster(s *index.Snapshot) *Cluster {
 			threads = 1
 		}
 		c.CPUs[id], c.Sockets[id], c.CoresPerSocket[id], c.Threads[id] = cpus, sockets, cores, threads
+		if cpus >= 1 {
+			c.withCPUs.Add(id)
+		}
 		c.MemoryMB[id] = nd.MemoryMB
 		c.Weight[id] = nd.Weight
 		for _, g := range nd.Gres {
@@ -424,6 +430,18 @@ func (r *Request) FilterNodes(c *Cluster, cand *roaring.Bitmap) {
 		mem = r.MemPerNode
 	}
 	gpus := r.GPUsPerNode > 0 || r.GPUsPerJob > 0
+	if c.withCPUs != nil && minCPUs <= 1 && mem == 0 && !gpus && r.NTasksPerCore <= 0 &&
+		r.SocketsPerNode <= 0 && r.CoresPerSocket <= 0 && r.ThreadsPerCore <= 0 {
+		// A request of one CPU and no layout, memory or GPU: only a node
+		// without a CPU (or past the cluster) fails the scan below.
+		cand.And(c.withCPUs)
+		return
+	}
+	r.filterScan(c, cand, minCPUs, mem, gpus)
+}
+
+// filterScan is FilterNodes node by node.
+func (r *Request) filterScan(c *Cluster, cand *roaring.Bitmap, minCPUs int, mem uint64, gpus bool) {
 	drop := roaring.New()
 	it := cand.Iterator()
 	for it.HasNext() {

@@ -2,9 +2,12 @@ package job
 
 import (
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/index"
 )
 
@@ -153,6 +156,47 @@ func TestFilterNodesFollowsBuildNodeList(t *testing.T) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestFilterNodesShortcutAgreesWithScan: on random clusters with removed
+// nodes (ids without CPUs) and candidates past the cluster, FilterNodes
+// (its shortcut for requests of one CPU and nothing else) keeps the nodes
+// its node-by-node scan keeps.
+func TestFilterNodesShortcutAgreesWithScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 9))
+	for round := 0; round < 200; round++ {
+		n := 1 + r.IntN(300)
+		nodes := make([]index.Node, n)
+		for i := range nodes {
+			nodes[i] = index.Node{Name: fmt.Sprintf("n%d", i), CPUs: r.IntN(5), MemoryMB: uint64(r.IntN(3)) * 1000}
+		}
+		s, err := index.Build(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := index.NewStore(s)
+		for k := r.IntN(n/4 + 1); k > 0; k-- {
+			// A node removed twice is unknown the second time.
+			if next, err := st.RemoveNode(fmt.Sprintf("n%d", r.IntN(n))); err == nil {
+				s = next
+			}
+		}
+		c := NewCluster(s)
+		for _, req := range []Request{{}, {NTasks: 1 + r.IntN(9)}, {CPUsPerTask: 1}, {MinCPUsPerNode: 1}, {NTasksPerNode: 1}, {CPUsPerTask: 2}, {MemPerCPU: 1}} {
+			cand := roaring.New()
+			for id := 0; id < n+64; id++ {
+				if r.IntN(3) != 0 {
+					cand.Add(uint32(id))
+				}
+			}
+			want := cand.Clone()
+			req.filterScan(c, want, max(req.CPUsPerTaskOr1()*max(req.NTasksPerNode, 1), req.MinCPUsPerNode), req.MemPerCPU, false)
+			req.FilterNodes(c, cand)
+			if !cand.Equals(want) {
+				t.Fatalf("round %d %+v: kept %v, the scan %v", round, req, cand.ToArray(), want.ToArray())
+			}
+		}
 	}
 }
 
