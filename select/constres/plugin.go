@@ -145,6 +145,13 @@ func New(cl *job.Cluster, cfg Config) *Plugin {
 // Cluster is the cluster the plugin selects from.
 func (p *Plugin) Cluster() *job.Cluster { return p.cl }
 
+// AbsolutePlans implements job.AbsolutePlans without a wall clock: while
+// no running job is past its end, a will-run answer is a start now or the
+// end of a running job (willRun: the release batches are measured from
+// the jobs' ends, startOf), as WillRunDense's memo already assumes; the
+// wall-clock cap would make it depend on the time taken.
+func (p *Plugin) AbsolutePlans() bool { return p.cfg.WallClock == nil }
+
 // SharesNodes implements job.NodeSharer: jobs share nodes core by core.
 func (p *Plugin) SharesNodes() bool { return true }
 
