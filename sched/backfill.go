@@ -405,7 +405,9 @@ recordLoop:
 			if origStart != 0 && origStart < j.Start {
 				j.Start = origStart
 			}
-			counts.resvPart[r.part]++
+			if cfg.BFJobPartCountReserve > 0 {
+				counts.resvPart[r.part]++
+			}
 			p.Reserved++
 			continue recordLoop
 		}
@@ -474,8 +476,8 @@ func (q *Queue) runningByEnd() []*Job {
 	re := &q.bfEnds
 	if !re.built {
 		re.jobs = re.jobs[:0]
-		for _, id := range q.ids {
-			if j := q.jobs[id].j; j.State == Running {
+		for _, e := range q.ents {
+			if j := e.j; j.State == Running {
 				re.jobs = append(re.jobs, j)
 			}
 		}
