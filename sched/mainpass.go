@@ -445,8 +445,15 @@ func (q *Queue) startNowMemo(e *entry, part string, avail *roaring.Bitmap, now, 
 // not exclusive) is tested on the shareable nodes, so only a node a
 // running job holds whole (share_res 0: exclusive, or a whole-node
 // partition) is busy for it; any other job is tested on idle nodes, so
-// any node a running job holds is.
+// any node a running job holds is. With preemption enabled neither filter
+// is applied (preempt_flag), so no running job makes a node busy (only
+// completing and rebooting nodes do, which sift does not count here):
+// p3-38-04's 32-task job pends with "ReqNodeNotAvail, May be reserved for
+// other job" on the one node a reservation leaves it.
 func (q *Queue) busy(req *job.Request, part string, use *roaring.Bitmap) bool {
+	if q.opt.Preempt.enabled() {
+		return false
+	}
 	shares := false
 	if s, ok := q.plugin.(job.NodeSharer); ok && s.SharesNodes() && !req.Exclusive {
 		if cp := q.cl.Partitions[part]; cp == nil || !cp.Exclusive {

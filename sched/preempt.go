@@ -837,10 +837,11 @@ func (r *room) free(v *Job) bool {
 }
 
 // gangPlace is cons_tres _job_test with preempt/partition_prio under
-// gang scheduling: the job is placed as if no job of a lower tier ran,
-// then, partition by partition from the highest lower tier down, as far as
-// it still fits, kept off their jobs. The victims are the candidates left
-// on the chosen nodes.
+// gang scheduling, once test 1 (idle cores) failed: the job is placed as if
+// no job of a lower tier ran (test 3), then, partition by partition from
+// the highest lower tier down, as far as it still fits, kept off their
+// jobs; if that fails, over other same-tier partitions' jobs too (test 4).
+// The victims are the running candidates whose cores it takes.
 func (q *Queue) gangPlace(e *entry, part string, use *roaring.Bitmap, cands []uint32, now int64) (*job.Allocation, []uint32) {
 	// The plugin takes one rule for every removed job: with any victim
 	// suspended, none gives its memory back in the plan.
