@@ -246,19 +246,34 @@ recordLoop:
 			var aStart int64
 			var chosen bitset.Set
 			var err error
-			unname := q.namePreemptees(e, r.part, now)
-			if dense != nil {
-				var nodes bitset.Set
-				if aStart, nodes, err = dense.WillRunDense(q.planScratch(req, laterStart), availBits, max(startRes, now)); err == nil {
-					// The plugin's buffer: startNow's selection (a
-					// preemption's tests) would overwrite it.
-					chosenBuf.Copy(nodes)
-					chosen = chosenBuf
+			willRun := func() {
+				if dense != nil {
+					var nodes bitset.Set
+					if aStart, nodes, err = dense.WillRunDense(q.planScratch(req, laterStart), availBits, max(startRes, now)); err == nil {
+						// The plugin's buffer: startNow's selection (a
+						// preemption's tests) would overwrite it.
+						chosenBuf.Copy(nodes)
+						chosen = chosenBuf
+					}
+				} else if a, err = q.plan(req, availBits, max(startRes, now), laterStart); err == nil {
+					aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 				}
-			} else if a, err = q.plan(req, availBits, max(startRes, now), laterStart); err == nil {
-				aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 			}
-			unname()
+			fits := false
+			if cg := q.completingNodes(); cg != nil && startRes <= now && q.sharesNodes() {
+				// cons_tres's will-run first tries the job on the nodes
+				// free now, without preemption, the completing ones last
+				// (_set_sched_weight); its later tests weigh them alike.
+				req.Completing = cg
+				willRun()
+				req.Completing = nil
+				fits = err == nil && aStart <= now
+			}
+			if !fits {
+				unname := q.namePreemptees(e, r.part, now)
+				willRun()
+				unname()
+			}
 			if err != nil {
 				if laterStart != 0 && !noReserve {
 					continue
@@ -306,6 +321,11 @@ recordLoop:
 					continue
 				}
 				overlapTested = true
+			}
+			if start <= now && len(q.completing) > 0 && chosen.Roaring().Intersects(q.completingNodes()) {
+				// A node still completing (a victim's epilog): the job
+				// cannot start before the next second.
+				start, laterStart = now+1, 0
 			}
 			if start <= now {
 				track.nowDep = true

@@ -271,6 +271,19 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 	}
 	req := pr.req
 	use := roaring.And(pr.cands, avail)
+	// No job starts on a node still completing: _get_req_features takes
+	// them out of every node set, but starts from the job's required
+	// nodes as they are, where select/linear may place it and cons_tres
+	// fails (it skips a completing node: the nodes are busy).
+	requiredCompleting, completing := false, false
+	if cg := q.completingNodes(); cg != nil {
+		if rq := req.RequiredSet; rq != nil && !rq.IsEmpty() {
+			requiredCompleting = q.sharesNodes() && rq.Intersects(cg)
+			cg.AndNot(rq)
+		}
+		completing = use.Intersects(cg)
+		use.AndNot(cg)
+	}
 	// ever is where the job could run were every node free: its
 	// reservation's nodes, for a job in one.
 	ever := pr.cands
@@ -319,6 +332,10 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 			j.setReason(ReasonReqNodeNotAvail, q.unavailDetail(req.RequiredSet, part, avail))
 			return nodeNotAvail
 		}
+		if requiredCompleting {
+			j.setReason(ReasonResources, "")
+			return busy
+		}
 	}
 	a, err := q.selectFlex(j, req, use, now)
 	var victims []uint32
@@ -349,7 +366,9 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 				}
 				return never
 			}
-			if !q.busy(req, part, use) {
+			// A completing node taken out counts as busy, as
+			// _pick_best_nodes counts the nodes its node sets lose.
+			if !completing && !q.busy(req, part, use) {
 				if maint {
 					j.setReason(ReasonReqNodeNotAvail, detailMaint)
 					return resvWait

@@ -403,7 +403,7 @@ type PreemptEvent struct {
 // preemptVictims is node_scheduler.c _preempt_jobs for preemptor j
 // without gang scheduling: the victims are signalled (cancelled or
 // requeued, after their grace time). It reports whether the preemptor must
-// wait for them (ESLURM_NODES_BUSY) and the nodes they held.
+// wait for them (ESLURM_NODES_BUSY) and the nodes of those still running.
 func (q *Queue) preemptVictims(j *Job, victims []uint32, now int64, p *Pass) (wait bool, held *roaring.Bitmap) {
 	held = roaring.New()
 	kill := true
@@ -422,11 +422,15 @@ func (q *Queue) preemptVictims(j *Job, victims []uint32, now int64, p *Pass) (wa
 			continue
 		}
 		wait = true
-		held.Or(v.Nodes)
-		if !kill {
-			continue
+		if kill {
+			q.preemptJob(v, j.ID, mode, now, p)
 		}
-		q.preemptJob(v, j.ID, mode, now, p)
+		if v.State == Running {
+			// Still running (grace time, or preemption in progress):
+			// kept from later jobs of the pass. A stopped victim's
+			// nodes are completing instead.
+			held.Or(v.Nodes)
+		}
 	}
 	if wait && kill {
 		j.preemptStart = now
@@ -454,23 +458,63 @@ func (q *Queue) preemptJob(v *Job, by uint32, mode PreemptMode, now int64, p *Pa
 	q.endPreempted(v, by, mode, now, p, true)
 }
 
-// completingJob is a victim killed or requeued at at whose resources the
-// select plugin still holds.
+// completingJob is a victim killed or requeued at at whose nodes are
+// still completing (those whose epilogs have not completed).
 type completingJob struct {
-	id uint32
-	at int64
+	id    uint32
+	at    int64
+	nodes *roaring.Bitmap
 }
 
-// releaseCompleting frees the resources of the victims preempted before
-// now; their epilogs queue a main pass (Tick runs it at now).
+// completingNodes are the nodes of the victims still completing
+// (slurmctld's cg_node_bitmap); nil when there are none.
+func (q *Queue) completingNodes() *roaring.Bitmap {
+	if len(q.completing) == 0 {
+		return nil
+	}
+	cg := roaring.New()
+	for _, c := range q.completing {
+		cg.Or(c.nodes)
+	}
+	return cg
+}
+
+// EpilogComplete reports, with Options.ReportEpilogs, that the epilog of
+// job id on node completed at now: the node comes free. Once the job's
+// last node has, slurmctld runs a main pass (schedule() from the epilog
+// RPC): Tick runs it at its next call, or the caller runs MainPass at
+// once. A job or node not completing is an error.
+func (q *Queue) EpilogComplete(id, node uint32, now int64) error {
+	k := slices.IndexFunc(q.completing, func(c completingJob) bool { return c.id == id })
+	if k < 0 {
+		return &JobError{Job: id, Err: fmt.Errorf("%w: not completing", ErrNoJob)}
+	}
+	c := q.completing[k]
+	if !c.nodes.Contains(node) {
+		return &JobError{Job: id, Err: fmt.Errorf("node %d is not completing", node)}
+	}
+	c.nodes.Remove(node)
+	q.touch(now)
+	if c.nodes.IsEmpty() {
+		q.completing = slices.Delete(q.completing, k, k+1)
+		q.clock.immediate = true
+	}
+	return nil
+}
+
+// releaseCompleting frees the nodes of the victims preempted before now;
+// their epilogs queue a main pass (Tick runs it at now). With
+// ReportEpilogs their epilogs free them instead.
 func (q *Queue) releaseCompleting(now int64) {
+	if q.opt.ReportEpilogs {
+		return
+	}
 	keep := q.completing[:0]
 	for _, c := range q.completing {
 		if c.at >= now {
 			keep = append(keep, c)
 			continue
 		}
-		_ = q.plugin.Fini(c.id)
 		q.clock.update = now
 		q.clock.immediate = true
 	}
@@ -480,12 +524,15 @@ func (q *Queue) releaseCompleting(now int64) {
 // endPreempted stops victim v at now: requeued (pending again, eligible
 // after requeue_delay, reason BeginTime) when mode is REQUEUE and the job
 // may be requeued, else killed (state PREEMPTED). Its resources are
-// freed at once, or with completing by the first pass after now.
+// freed at once (select_g_job_fini); with completing its nodes stay
+// completing (no job starts there) until the first pass after now, or
+// with ReportEpilogs until their epilogs complete.
 func (q *Queue) endPreempted(v *Job, by uint32, mode PreemptMode, now int64, p *Pass, completing bool) {
-	if completing {
-		q.completing = append(q.completing, completingJob{id: v.ID, at: now})
-	} else if err := q.plugin.Fini(v.ID); err != nil {
+	if err := q.plugin.Fini(v.ID); err != nil {
 		return
+	}
+	if completing {
+		q.completing = append(q.completing, completingJob{id: v.ID, at: now, nodes: v.Nodes.Clone()})
 	}
 	if q.opt.Limits != nil {
 		q.opt.Limits.End(v, now)

@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -528,5 +529,78 @@ func TestGangSameTierPartitionsShareCores(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPreemptVictimNodesCompleteByEpilog is Options.ReportEpilogs: a
+// killed victim's nodes are completing until each node's epilog is
+// reported (EpilogComplete), and no job starts on a completing node but
+// one that names it under select/linear (_get_req_features starts from
+// the required nodes as they are); the last epilog asks for a main pass.
+func TestPreemptVictimNodesCompleteByEpilog(t *testing.T) {
+	f := preemptFixture(t, Builtin{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, Partition{}, false)
+	f.q.opt.ReportEpilogs = true
+	n1, _ := f.cl.Snap.ID("n1")
+	n2, _ := f.cl.Snap.ID("n2")
+	v := f.runLo(1, "n1,n2", 100)
+	f.runLo(2, "n3,n4", 100)
+	hi := f.submit(3, 10, "nodes=2,partition=hipart,time=10")
+	p := &Pass{}
+	f.q.MainPass(1000, false, p)
+	if v.State != Preempted || len(p.Preempted) != 1 {
+		t.Fatalf("victim %s, events %+v", f.outcome(v), p.Preempted)
+	}
+	f.q.MainPass(1001, false, &Pass{})
+	if got := f.outcome(hi); got != "PENDING Resources" {
+		t.Errorf("before any epilog: preemptor %s, want PENDING Resources", got)
+	}
+	if err := f.q.EpilogComplete(1, n2, 1001); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.q.EpilogComplete(1, n2, 1001); err == nil {
+		t.Error("a node reported twice: no error")
+	}
+	named := f.submit(4, 20, "nodes=1,nodelist=n1,partition=hipart,time=10")
+	f.q.MainPass(1001, false, &Pass{})
+	if got := f.outcome(hi); got != "PENDING Resources" {
+		t.Errorf("n1 still completing: preemptor %s, want PENDING Resources", got)
+	}
+	if got := f.outcome(named); got != "RUNNING n1" {
+		t.Errorf("a job that names the completing n1: %s, want RUNNING n1", got)
+	}
+	f.q.Finish(4, Completed, 1001)
+	if err := f.q.EpilogComplete(1, n1, 1002); err != nil {
+		t.Fatal(err)
+	}
+	if !f.q.clock.immediate {
+		t.Error("the last epilog asks for no main pass")
+	}
+	f.q.MainPass(1002, false, &Pass{})
+	if got := f.outcome(hi); got != "RUNNING n1,n2" {
+		t.Errorf("after the epilogs: preemptor %s, want RUNNING n1,n2", got)
+	}
+	if err := f.q.EpilogComplete(9, n1, 1002); !errors.Is(err, ErrNoJob) {
+		t.Errorf("a job not completing: %v, want ErrNoJob", err)
+	}
+}
+
+// TestBackfillWaitsForCompletingNodes is _attempt_backfill's check of
+// completing nodes: a killed victim gives its nodes back to the select
+// plugin at once, so a job's will-run may choose them, but while one is
+// completing the job cannot start there before the next second
+// (start_time now+1; recorded: p1-05-05 of
+// lab/slurm/sched/preempt/random-events, job 577 planned on n7 at now+1
+// while n7's victim completed).
+func TestBackfillWaitsForCompletingNodes(t *testing.T) {
+	f := preemptFixture(t, Backfill{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, Partition{}, false)
+	f.q.opt.ReportEpilogs = true
+	f.runLo(1, "n1", 100)
+	f.running(2, "hipart", "n2,n3,n4", 100, 36100)
+	hi := f.submit(3, 10, "nodes=1,partition=hipart,time=10")
+	f.q.MainPass(1000, false, &Pass{})
+	p := &Pass{}
+	f.q.BackfillPass(1001, p)
+	if hi.State != Pending || hi.Start != 1002 || len(p.Started)+len(p.Preempted) != 0 {
+		t.Errorf("preemptor %s planned at %d (started %v, preempted %+v), want pending from 1002", f.outcome(hi), hi.Start, p.Started, p.Preempted)
 	}
 }

@@ -89,6 +89,13 @@ type Options struct {
 	// must then come through the Queue's methods (NodesChanged for the
 	// cluster's nodes).
 	ReusePasses bool
+	// ReportEpilogs says the caller reports, node by node, when the
+	// epilog of a killed or requeued victim completes (EpilogComplete), as
+	// slurmd reports each node's to slurmctld. Until then the node is
+	// completing: no job starts on it. Unset, a pass's victims come free
+	// whole within the second, before the main pass that follows them
+	// (Tick).
+	ReportEpilogs bool
 }
 
 // YieldChanges is what changed while a backfill pass yielded.
@@ -139,8 +146,9 @@ type Queue struct {
 	bfEnds                runEnds
 	bfReq                 job.Request
 	bfLast                bfReuse
-	// completing are the preempted jobs whose resources the plugin holds
-	// until the next pass (releaseCompleting).
+	// completing are the preempted jobs whose nodes stay completing until
+	// the next pass (releaseCompleting) or, with ReportEpilogs, until
+	// their epilogs complete.
 	completing []completingJob
 	// partSize is each partition's CPUs and nodes, counted once.
 	partSize map[string][2]int

@@ -71,7 +71,7 @@ func (q *Queue) Tick(now int64) *Pass {
 	// The victims a pass killed or requeued end within the second: each
 	// epilog queues a main pass, which runs before the next backfill cycle
 	// and starts their waiting preemptor (and may preempt for the next).
-	for i := 0; i < maxEpilogPasses && len(q.completing) > 0; i++ {
+	for i := 0; i < maxEpilogPasses && len(q.completing) > 0 && !q.opt.ReportEpilogs; i++ {
 		q.releaseCompleting(now + 1)
 		c.immediate = false
 		q.MainPass(now, false, p)

@@ -3,10 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -297,113 +295,101 @@ const preemptRandomDir = "../../lab/slurm/sched/preempt/random"
 // differs from Slurm, keyed "FILE.json/CASE", with the cause; each is in
 // docs/COMPATIBILITY.md.
 var preemptRandomKnown = map[string]string{
-	"preempt-1-01.json/p1-01-01": victimNodesRaceUnconfirmed,
-	"preempt-1-01.json/p1-01-02": victimNodesRaceUnconfirmed,
-	"preempt-1-01.json/p1-01-04": victimNodesRace,
-	"preempt-1-01.json/p1-01-05": victimNodesRaceUnconfirmed,
-	"preempt-1-01.json/p1-01-06": victimNodesRaceUnconfirmed,
-	"preempt-1-01.json/p1-01-07": victimNodesRaceUnconfirmed,
-	"preempt-1-01.json/p1-01-08": victimNodesRace,
-	"preempt-1-01.json/p1-01-09": victimNodesRaceUnconfirmed,
-	"preempt-1-01.json/p1-01-10": victimNodesRace,
-	"preempt-1-02.json/p1-02-07": victimNodesRaceUnconfirmed,
-	"preempt-1-04.json/p1-04-01": victimNodesRaceUnconfirmed,
-	"preempt-1-04.json/p1-04-03": victimNodesRaceUnconfirmed,
-	"preempt-1-04.json/p1-04-04": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-01": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-02": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-03": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-04": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-05": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-06": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-07": victimNodesRace,
-	"preempt-1-05.json/p1-05-09": victimNodesRaceUnconfirmed,
-	"preempt-1-05.json/p1-05-10": victimNodesRaceUnconfirmed,
-	"preempt-1-06.json/p1-06-01": victimNodesRaceUnconfirmed,
-	"preempt-1-06.json/p1-06-02": victimNodesRaceUnconfirmed,
-	"preempt-1-06.json/p1-06-03": victimNodesRaceUnconfirmed,
-	"preempt-1-06.json/p1-06-06": victimNodesRaceUnconfirmed,
-	"preempt-1-06.json/p1-06-07": victimNodesRaceUnconfirmed,
-	"preempt-1-06.json/p1-06-09": victimNodesRaceUnconfirmed,
-	"preempt-1-08.json/p1-08-03": victimNodesRaceUnconfirmed,
-	"preempt-1-08.json/p1-08-09": victimNodesRace,
-	"preempt-1-10.json/p1-10-06": victimNodesRace,
-	"preempt-1-10.json/p1-10-10": notFound,
-	"preempt-1-11.json/p1-11-01": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-02": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-03": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-05": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-06": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-07": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-08": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-09": victimNodesRaceUnconfirmed,
-	"preempt-1-11.json/p1-11-10": victimNodesRaceUnconfirmed,
-	"preempt-2-01.json/p2-01-07": victimNodesRace,
-	"preempt-2-02.json/p2-02-04": victimNodesRaceUnconfirmed,
-	"preempt-2-02.json/p2-02-08": victimNodesRaceUnconfirmed,
-	"preempt-2-02.json/p2-02-09": victimNodesRace,
-	"preempt-2-03.json/p2-03-01": victimNodesRaceUnconfirmed,
-	"preempt-2-03.json/p2-03-02": victimNodesRaceUnconfirmed,
-	"preempt-2-03.json/p2-03-03": victimNodesRace,
-	"preempt-2-03.json/p2-03-06": victimNodesRaceUnconfirmed,
-	"preempt-2-03.json/p2-03-07": victimNodesRaceUnconfirmed,
-	"preempt-2-03.json/p2-03-08": victimNodesRaceUnconfirmed,
-	"preempt-2-03.json/p2-03-09": victimNodesRaceUnconfirmed,
-	"preempt-2-03.json/p2-03-10": victimNodesRaceUnconfirmed,
-	"preempt-2-04.json/p2-04-01": victimNodesRaceUnconfirmed,
-	"preempt-2-04.json/p2-04-02": victimNodesRaceUnconfirmed,
-	"preempt-2-04.json/p2-04-03": victimNodesRaceUnconfirmed,
-	"preempt-2-04.json/p2-04-05": victimNodesRace,
-	"preempt-2-04.json/p2-04-06": victimNodesRace,
-	"preempt-2-04.json/p2-04-08": victimNodesRace,
-	"preempt-2-05.json/p2-05-01": victimNodesRaceUnconfirmed,
-	"preempt-2-05.json/p2-05-02": victimNodesRace,
-	"preempt-2-05.json/p2-05-03": victimNodesRaceUnconfirmed,
-	"preempt-2-05.json/p2-05-04": victimNodesRaceUnconfirmed,
-	"preempt-2-05.json/p2-05-05": victimNodesRaceUnconfirmed,
-	"preempt-2-05.json/p2-05-06": victimNodesRace,
-	"preempt-2-05.json/p2-05-07": victimNodesRaceUnconfirmed,
-	"preempt-2-05.json/p2-05-08": victimNodesRaceUnconfirmed,
-	"preempt-2-05.json/p2-05-10": victimNodesRaceUnconfirmed,
+	"preempt-1-01.json/p1-01-01": epilogOrder,
+	"preempt-1-01.json/p1-01-02": epilogOrder,
+	"preempt-1-01.json/p1-01-04": epilogOrder,
+	"preempt-1-01.json/p1-01-05": epilogOrder,
+	"preempt-1-01.json/p1-01-06": epilogOrder,
+	"preempt-1-01.json/p1-01-07": epilogOrder,
+	"preempt-1-01.json/p1-01-08": epilogOrder,
+	"preempt-1-01.json/p1-01-09": epilogOrder,
+	"preempt-1-01.json/p1-01-10": epilogOrder,
+	"preempt-1-02.json/p1-02-07": epilogOrder,
+	"preempt-1-04.json/p1-04-01": epilogOrder,
+	"preempt-1-04.json/p1-04-03": epilogOrder,
+	"preempt-1-04.json/p1-04-04": epilogOrder,
+	"preempt-1-05.json/p1-05-01": epilogOrder,
+	"preempt-1-05.json/p1-05-02": epilogOrder,
+	"preempt-1-05.json/p1-05-03": epilogOrder,
+	"preempt-1-05.json/p1-05-04": epilogOrder,
+	"preempt-1-05.json/p1-05-06": epilogOrder,
+	"preempt-1-05.json/p1-05-07": epilogOrder,
+	"preempt-1-05.json/p1-05-10": epilogOrder,
+	"preempt-1-06.json/p1-06-01": epilogOrder,
+	"preempt-1-06.json/p1-06-02": epilogOrder,
+	"preempt-1-06.json/p1-06-03": epilogOrder,
+	"preempt-1-06.json/p1-06-06": epilogOrder,
+	"preempt-1-06.json/p1-06-07": epilogOrder,
+	"preempt-1-06.json/p1-06-09": epilogOrder,
+	"preempt-1-08.json/p1-08-03": willRunNodes,
+	"preempt-1-08.json/p1-08-09": epilogOrder,
+	"preempt-1-10.json/p1-10-06": epilogOrder,
+	"preempt-1-10.json/p1-10-10": epilogOrder,
+	"preempt-1-11.json/p1-11-01": epilogOrder,
+	"preempt-1-11.json/p1-11-02": epilogOrder,
+	"preempt-1-11.json/p1-11-05": epilogOrder,
+	"preempt-1-11.json/p1-11-06": epilogOrder,
+	"preempt-1-11.json/p1-11-07": epilogOrder,
+	"preempt-1-11.json/p1-11-08": epilogOrder,
+	"preempt-1-11.json/p1-11-09": epilogOrder,
+	"preempt-1-11.json/p1-11-10": epilogOrder,
+	"preempt-2-01.json/p2-01-07": epilogOrder,
+	"preempt-2-02.json/p2-02-04": epilogOrder,
+	"preempt-2-02.json/p2-02-09": epilogOrder,
+	"preempt-2-03.json/p2-03-01": epilogOrder,
+	"preempt-2-03.json/p2-03-02": epilogOrder,
+	"preempt-2-03.json/p2-03-03": epilogOrder,
+	"preempt-2-03.json/p2-03-06": epilogOrder,
+	"preempt-2-03.json/p2-03-07": epilogOrder,
+	"preempt-2-03.json/p2-03-08": backfillCores,
+	"preempt-2-03.json/p2-03-09": epilogOrder,
+	"preempt-2-03.json/p2-03-10": epilogOrder,
+	"preempt-2-04.json/p2-04-02": epilogOrder,
+	"preempt-2-04.json/p2-04-03": epilogOrder,
+	"preempt-2-04.json/p2-04-05": epilogOrder,
+	"preempt-2-04.json/p2-04-06": epilogOrder,
+	"preempt-2-04.json/p2-04-08": epilogOrder,
+	"preempt-2-05.json/p2-05-01": epilogOrder,
+	"preempt-2-05.json/p2-05-02": epilogOrder,
+	"preempt-2-05.json/p2-05-03": epilogOrder,
+	"preempt-2-05.json/p2-05-04": epilogOrder,
+	"preempt-2-05.json/p2-05-05": epilogOrder,
+	"preempt-2-05.json/p2-05-06": epilogOrder,
+	"preempt-2-05.json/p2-05-10": epilogOrder,
 }
 
 // Causes of the known random preemption differences.
 const (
-	// victimNodesRace: without GANG, a killed or requeued victim's nodes
-	// come free one by one as their epilogs report, its batch host (its
-	// first node) last, and slurmctld's main pass starts the waiting
-	// preemptor on the nodes free by then: which batch hosts are is a
-	// race (batchHostCompleting, seen in the hand-written scenarios).
-	// Checked case by case (raceReproduced): replayed again with a
-	// victim's nodes but its batch host freed at the pass after the one
-	// that stopped it and the batch host 0-3 s later (victimRaceDelays),
-	// every job agrees with Slurm: p2-04-05 with one delay for every
-	// victim (0 s: after the passes of the same second), 13 others with a
-	// delay per victim, some victims freed whole (victimRaceOrders), among
-	// them p1-01-10 (a 5-node preemptor on n[16-20], not on n15, the batch
-	// host of the victim on n[15-17], where sift freeing it whole takes
-	// n[15-19]) and p1-08-09 (n8, not n7 of a victim on n[7-8]).
-	victimNodesRace = "victims' nodes come free one by one, batch hosts last (a race); the waiting preemptor starts on the nodes free first (replayed so, it agrees)"
-	// victimNodesRaceUnconfirmed: the first placement that differs
-	// follows the preemption of victims of several nodes, so the race of
-	// victimNodesRace is the likely cause, but no order the replay tries
-	// reproduces Slurm's answer: every victim's batch host freed 0-3 s
-	// after its other nodes, or a delay per victim (-1, whole, or 0-3 s)
-	// chosen by a coordinate descent on the number of differing jobs
-	// (searchVictimRace, SIFT_RACE_SEARCH=1). The first difference moves
-	// or more jobs differ; the test logs, for each, the replay with the
-	// fewest differences and its first. Tried once with the search and
-	// not kept, for none more agreed: delays of 5 and 8 s, and a victim's
-	// last node held instead of its batch host. Closest: p1-02-07,
-	// p2-02-04, p2-05-07 (one job on other nodes) and p1-01-02 (two jobs
-	// with n6 and n7 the other way round). Not proven: several nodes held
-	// at once, or orders the descent does not reach.
-	victimNodesRaceUnconfirmed = "victims' nodes freed one by one is the likely cause, but no replayed order (batch hosts 0-3 s after the other nodes, per victim) reproduces Slurm's answer"
-	// notFound: p1-10-10 (preempt/qos, cons_tres, sched/builtin,
-	// REQUEUE): sift starts a job of QOS other (ntasks=6) that Slurm
-	// leaves pending (Priority), and seven jobs Slurm's main pass marked
-	// Priority sift's never reached. Cause not found.
-	notFound = "a job started in sift, Priority in Slurm, and the main pass's reach differs (cause not found)"
+	// epilogOrder: without GANG, a killed or requeued victim's nodes
+	// come free one by one as their epilogs report (its batch host
+	// last), a main pass runs when a job's last epilog has, and the other
+	// passes run between them: which nodes are free at each pass is a
+	// race, where sift's timers free a victim whole within the second and
+	// run one main pass (batchHostCompleting in the hand-written
+	// scenarios). Each of these cases was recorded again with
+	// slurmctld's log (siftlab record -events, preemptEventsDir): replayed
+	// in the order the log shows, every job agrees with Slurm, and Slurm's
+	// answer to the same input changed from this recording's, or sift's
+	// timers get that recording wrong too
+	// (TestPreemptionEpilogOrderReplay checks both).
+	epilogOrder = "victims' nodes come free one by one as their epilogs report and slurmctld's passes run between them (a race): recorded again with its log, replayed in its order, every job agrees"
+	// willRunNodes: p1-08-03 (cons_tres, CR_Core_Memory, partition_prio)
+	// is not the race: recorded again, Slurm gave the same answer, and
+	// replayed in its recorded order sift still differs. Every pass
+	// agrees up to the first backfill cycle, where will-run plans job 26
+	// (nodes=4, 15 min) at +1543 s on n[3-4,8-9] in sift and on n[3-6] in
+	// Slurm (slurmctld's log); that reservation keeps the 45-minute job
+	// 100 off n8-n9 in sift, which Slurm starts there, and the cycle's
+	// later starts follow. Why cons_tres's future test picks other nodes
+	// there is not found.
+	willRunNodes = "cons_tres will-run plans a job on other nodes than Slurm in the first backfill cycle (not the race: Slurm answers alike twice; cause not found)"
+	// backfillCores: p2-03-08 (cons_tres, CR_Core): recorded again,
+	// Slurm answered otherwise (a race), but replayed in its recorded
+	// order sift still differs: every main pass agrees up to the first
+	// backfill cycle, where job 677 (ntasks=1) goes on n18 in sift and on
+	// n1 in Slurm, both with free cores, and the cycle's later jobs follow
+	// (615 on n[35,39-40] in sift, pending in Slurm). Cause not found.
+	backfillCores = "cons_tres backfill places a one-task job on another node than Slurm after the preemptions (recorded again: a race, but its order does not reproduce it; cause not found)"
 )
 
 // TestPreemptionMatchesRealSlurmRandom replays the random preemption
@@ -417,30 +403,6 @@ func TestPreemptionMatchesRealSlurmRandom(t *testing.T) {
 		t.Skip("no random preemption recording present")
 	}
 	cases, agree, known := replaySchedFiles(t, paths, preemptRandomKnown, "preemptRandomKnown")
-	// Each victimNodesRace case must be reproduced with the batch host
-	// freed last, and no victimNodesRaceUnconfirmed case.
-	got, diff := raceReproduced(t, paths, preemptRandomKnown, victimNodesRace, victimNodesRaceUnconfirmed)
-	n, one := 0, 0
-	for _, key := range slices.Sorted(maps.Keys(got)) {
-		confirmed := preemptRandomKnown[key] == victimNodesRace
-		switch d := got[key]; {
-		case d == perVictimOrder && confirmed:
-			n++
-			t.Logf("%s: reproduced with its order of victimRaceOrders", key)
-		case d >= 0 && confirmed:
-			n++
-			one++
-			t.Logf("%s: reproduced with the batch host freed %d s after the victim's other nodes", key, d)
-		case d >= 0 || d == perVictimOrder:
-			t.Errorf("%s: reproduced with the batch host freed last: label it victimNodesRace", key)
-		case confirmed:
-			t.Errorf("%s: not reproduced with the batch host freed last (%s): label it victimNodesRaceUnconfirmed", key, diff[key])
-		default:
-			t.Logf("%s: not reproduced: %s", key, diff[key])
-		}
-	}
-	t.Logf("%d of %d victimNodesRace cases reproduced with the batch host freed last (%d with one delay for every victim, %d with a delay per victim)", n, len(got), one, n-one)
-	fmt.Printf("%d of %d victimNodesRace cases reproduced with the batch host freed last (%d with one delay for every victim, %d with a delay per victim)\n", n, len(got), one, n-one)
 	t.Logf("%d random preemption scenarios: %d agree, %d known differences", cases, agree, known)
 	fmt.Printf("%d random preemption scenarios: %d agree, %d known differences\n", cases, agree, known)
 }

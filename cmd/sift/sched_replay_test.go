@@ -181,9 +181,9 @@ const (
 // differ: ntasks=5 on n[5,7] took 1+4 cores when selected from the free
 // nodes and 3+2 on the list, and the plans then differed.)
 //
-// With race, a victim's nodes come free as race says (victimRelease,
-// epilogRelease), and race runs the passes.
-func replaySchedCase(rec schedRecording, c schedCase, race releaseModel) ([]string, error) {
+// With race, the passes run and a victim's nodes come free in the order
+// slurmctld's log recorded (epilogRelease).
+func replaySchedCase(rec schedRecording, c schedCase, race *epilogRelease) ([]string, error) {
 	conf := rec.SlurmConf
 	r, err := newSchedReplay(rec, c, nil, nil, race)
 	if err != nil {
@@ -304,7 +304,7 @@ type schedReplay struct {
 // started them, as job_allocate does; where one does not start as in
 // Slurm, that is the replay's first difference. race, if not nil, frees
 // the victims' nodes (schedReplayQueue).
-func newSchedReplay(rec schedRecording, c schedCase, running map[uint32]*sched.Job, order []uint32, race releaseModel) (*schedReplay, error) {
+func newSchedReplay(rec schedRecording, c schedCase, running map[uint32]*sched.Job, order []uint32, race *epilogRelease) (*schedReplay, error) {
 	q, cl, res, defPart, err := schedReplayQueue(rec.SlurmConf, rec.Sacctmgr, c.Drained, race)
 	if err != nil {
 		return nil, err
@@ -431,10 +431,9 @@ func schedNodeNames(cl *job.Cluster, b *roaring.Bitmap) string {
 // as sift schedule reads it, with the QOS of the recording's sacctmgr
 // lines. It returns the queue, the cluster, the tolerance of expected
 // starts (bf_resolution, plus a second either side for the instant Slurm
-// read the clock) and the default partition. race, if not nil, wraps the
-// select plugin so that victims' nodes come free in its order
-// (victimRelease).
-func schedReplayQueue(conf, sacctmgr, drained string, race releaseModel) (*sched.Queue, *job.Cluster, int64, string, error) {
+// read the clock) and the default partition. race, if not nil, sets the
+// queue up for victims' nodes to come free in its order (epilogRelease).
+func schedReplayQueue(conf, sacctmgr, drained string, race *epilogRelease) (*sched.Queue, *job.Cluster, int64, string, error) {
 	inv, _, err := inventory.ParseSlurmConf("slurm.conf", []byte(conf), func(string) ([]byte, error) {
 		return nil, fmt.Errorf("no includes in a recording")
 	})
@@ -496,7 +495,7 @@ func schedReplayQueue(conf, sacctmgr, drained string, race releaseModel) (*sched
 		opt.PartitionOrder = partitionOrder(inv.Partitions)
 	}
 	if race != nil {
-		opt.Plugin = race.wrap(p)
+		race.configure(&opt)
 	}
 	q := sched.NewQueue(opt)
 	if race != nil {

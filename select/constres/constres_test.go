@@ -322,6 +322,26 @@ func TestMoreFreeGPUsFirstAtEqualWeight(t *testing.T) {
 	}
 }
 
+// TestCompletingNodesLastAtEqualWeight is cons_tres's _set_sched_weight
+// for a test on the nodes free now: a node still completing
+// (Request.Completing) comes after the others of its admin weight, and is
+// taken when they do not suffice.
+func TestCompletingNodesLastAtEqualWeight(t *testing.T) {
+	cl := testCluster(t, same(3, small)...)
+	p := New(cl, cfg())
+	r := spec(t, cl, "id=1,ntasks=1")
+	r.Completing = bmOf(0)
+	a, err := p.Select(r, cl.Snap.Live(), job.WillRun, 1000)
+	if err != nil || !slices.Equal(a.Nodes.ToArray(), []uint32{1}) {
+		t.Fatalf("got %v %v, want n1 before the completing n0", a, err)
+	}
+	r = spec(t, cl, "id=2,nodes=3")
+	r.Completing = bmOf(0)
+	if a, err := p.Select(r, cl.Snap.Live(), job.WillRun, 1000); err != nil || a.Nodes.GetCardinality() != 3 {
+		t.Fatalf("got %v %v, want all three nodes", a, err)
+	}
+}
+
 func TestReserveTakesWholeFreeNodes(t *testing.T) {
 	cl := testCluster(t, same(4, small)...)
 	p := New(cl, cfg())

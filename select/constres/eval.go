@@ -540,8 +540,9 @@ func (p *Plugin) gpusToUse(r *job.Request, id uint32, rem int) int {
 }
 
 // schedWeight is node id's sched_weight for the job (reference §2.4): the
-// admin weight, then, for jobs that ask for GPUs, more free GPUs first (low
-// byte 0xff - near GPUs). canRun must have filled availGPU.
+// admin weight, then a node still completing after the others
+// (Request.Completing), then, for jobs that ask for GPUs, more free GPUs
+// first (low byte 0xff - near GPUs). canRun must have filled availGPU.
 func (p *Plugin) schedWeight(r *job.Request, id uint32) uint64 {
 	near := 0
 	if r.GPUsPerNode > 0 || r.GPUsPerJob > 0 {
@@ -557,5 +558,9 @@ func (p *Plugin) schedWeight(r *job.Request, id uint32) uint64 {
 		}
 		near = min(near, 0xff)
 	}
-	return uint64(p.cl.Weight[id])<<8 | uint64(0xff-near)
+	w := uint64(p.cl.Weight[id])<<9 | uint64(0xff-near)
+	if r.Completing != nil && r.Completing.Contains(id) {
+		w |= 0x100
+	}
+	return w
 }

@@ -25,11 +25,12 @@ type Shape struct {
 	GPUType, Partition                                    string
 }
 
-// Shape returns r's shape, and false when r names nodes or preemptees, so
+// Shape returns r's shape, and false when r names nodes, preemptees or
+// completing nodes, so
 // that its shape does not say all a plugin reads of it.
 func (r *Request) Shape() (Shape, bool) {
 	if (r.RequiredSet != nil && !r.RequiredSet.IsEmpty()) || (r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty()) ||
-		r.Required != "" || r.Excluded != "" || r.PreemptCandidates != nil {
+		r.Required != "" || r.Excluded != "" || r.PreemptCandidates != nil || (r.Completing != nil && !r.Completing.IsEmpty()) {
 		return Shape{}, false
 	}
 	return Shape{MinNodes: r.MinNodes, MaxNodes: r.MaxNodes, ReqNodes: r.ReqNodes, NTasks: r.NTasks, CPUsPerTask: r.CPUsPerTask,

@@ -13,7 +13,7 @@ import (
 // fields Shape leaves out.
 func TestShapeCoversTheRequest(t *testing.T) {
 	left := map[string]bool{"ID": true, "Required": true, "Excluded": true, "RequiredSet": true, "ExcludedSet": true,
-		"TimeLimit": true, "Priority": true, "PreemptCandidates": true, "PreemptSuspend": true, "PreemptAll": true, "Constraints": true}
+		"TimeLimit": true, "Priority": true, "PreemptCandidates": true, "PreemptSuspend": true, "PreemptAll": true, "Constraints": true, "Completing": true}
 	shape := map[string]bool{}
 	st := reflect.TypeFor[Shape]()
 	for i := range st.NumField() {

@@ -140,6 +140,11 @@ type Request struct {
 	// cancelled or requeued.
 	PreemptCandidates []uint32
 	PreemptSuspend    bool
+	// Completing, when not nil, are nodes still completing (a preempted
+	// job's epilog pending): a will-run on the nodes free now takes them
+	// last, after every other node of the same weight (cons_tres
+	// _set_sched_weight).
+	Completing *roaring.Bitmap
 	// PreemptAll makes a run-now test take every candidate out at once
 	// and fit the job on what is left (the test of a preemption plan),
 	// instead of taking them out one at a time until it fits.

@@ -26,6 +26,8 @@ type Event struct {
 	//             for By
 	//   batch     Job's batch script ended (its batch host reported it)
 	//   epilog    Job's epilog on node Nodes completed: the node is free
+	//   read      the recorder's read of the jobs began (its first
+	//             REQUEST_JOB_INFO); the events end there
 	Kind  string `json:"kind"`
 	Job   uint64 `json:"job,omitempty"`
 	By    uint64 `json:"by,omitempty"`
@@ -33,8 +35,8 @@ type Event struct {
 	Nodes string `json:"nodes,omitempty"`
 }
 
-// The log lines events reads; the epilog and batch lines are debug2, the
-// main pass's debug (SlurmctldDebug=debug2, set by record -events).
+// The log lines events reads; the epilog, batch and read lines are debug2,
+// the main pass's debug (SlurmctldDebug=debug2, set by record -events).
 var (
 	logStamp   = regexp.MustCompile(`^\[(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3})\] (.*)$`)
 	logEpilog  = regexp.MustCompile(`_slurm_rpc_epilog_complete: JobId=(\d+) Node=(\S+)`)
@@ -69,6 +71,10 @@ func parseEvents(log string, released int64, loc *time.Location) []Event {
 		msg := m[2]
 		num := func(s string) uint64 { n, _ := strconv.ParseUint(s, 10, 64); return n }
 		switch {
+		case strings.Contains(msg, "Processing RPC: REQUEST_JOB_INFO from"):
+			// Nothing between the release and the read asks for jobs.
+			e.Kind = "read"
+			return append(out, e)
 		case strings.Contains(msg, "sched: Running job scheduler"):
 			e.Kind = "main"
 			if strings.Contains(msg, "for full queue") {

@@ -18,6 +18,8 @@ const eventsLog = `[2026-11-26T09:55:14.002] debug:  sched: Running job schedule
 [2026-11-26T09:55:17.100] preempted JobId=7 has been killed to reclaim resources for JobId=9
 [2026-11-26T09:55:20.000] debug:  sched: Running job scheduler for full queue.
 not a log line
+[2026-11-26T09:55:25.100] debug2: Processing RPC: REQUEST_JOB_INFO from UID=0
+[2026-11-26T09:55:25.200] sched/backfill: _attempt_backfill: beginning
 `
 
 // TestParseEventsReadsTheLinesTheReplayNeeds is the events kept from
@@ -34,6 +36,7 @@ func TestParseEventsReadsTheLinesTheReplayNeeds(t *testing.T) {
 		{MS: 3961, Kind: "backfill"},
 		{MS: 4100, Kind: "preempt", Job: 7, By: 9, Mode: "kill"},
 		{MS: 7000, Kind: "main", Mode: "full"},
+		{MS: 12100, Kind: "read"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("events:\n got %+v\nwant %+v", got, want)
