@@ -1,13 +1,16 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/hostlist"
 	"github.com/nodesift/sift/sched"
 	"github.com/nodesift/sift/select/job"
 )
@@ -231,6 +234,7 @@ func TestPreemptionEpilogOrderReplay(t *testing.T) {
 			t.Errorf("%s: labelled epilogOrder but Slurm answered as before and sift's timers agree", key)
 		}
 	}
+	t.Log(epilogOrderStats(paths, t))
 	msg := fmt.Sprintf("%d preemption scenarios recorded again with slurmctld's events: %d agree replayed in its order, %d known differences; %d answered otherwise than their first recording, %d differ replayed by sched's timers", len(got), agree, known, changed, timers)
 	t.Log(msg)
 	fmt.Println(msg)
@@ -247,4 +251,59 @@ func slurmAnswersDiffer(a, b schedCase) int {
 		}
 	}
 	return n + max(len(a.Jobs), len(b.Jobs)) - min(len(a.Jobs), len(b.Jobs))
+}
+
+// epilogOrderStats says what the recorded epilogs show of slurmctld's
+// order: whether a victim's batch host (its first node) comes free last,
+// and whether the victims' last epilogs come in the order they were
+// stopped.
+func epilogOrderStats(paths []string, t *testing.T) string {
+	victims, several, hostLast, cases, inOrder := 0, 0, 0, 0, 0
+	for _, path := range paths {
+		var rec schedRecording
+		readLab(t, path, &rec)
+		for _, c := range rec.Cases {
+			nodes := map[uint32]string{}
+			for i, st := range c.Started {
+				if i < len(c.Jobs) {
+					nodes[c.Jobs[i].Slurm.JobID] = st.Nodes
+				}
+			}
+			last := map[uint32]labEvent{}
+			for _, e := range c.Events {
+				if e.Kind == "epilog" {
+					last[e.Job] = e
+				}
+			}
+			var stopped []uint32
+			for _, e := range c.Events {
+				if e.Kind != "preempt" {
+					continue
+				}
+				l, ok := last[e.Job]
+				if !ok {
+					continue
+				}
+				victims++
+				stopped = append(stopped, e.Job)
+				hl, err := hostlist.Parse(hostlist.Slurm, nodes[e.Job])
+				if err != nil {
+					continue
+				}
+				names, err := hl.Expand(1 << 16)
+				if err != nil || len(names) < 2 {
+					continue
+				}
+				several++
+				if names[0] == l.Nodes {
+					hostLast++
+				}
+			}
+			cases++
+			if slices.IsSortedFunc(stopped, func(a, b uint32) int { return cmp.Compare(last[a].MS, last[b].MS) }) {
+				inOrder++
+			}
+		}
+	}
+	return fmt.Sprintf("%d victims in slurmctld's logs: %d of the %d of several nodes came free batch host last; in %d of %d cases the victims' last epilogs came in the order they were stopped", victims, hostLast, several, inOrder, cases)
 }
