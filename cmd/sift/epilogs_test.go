@@ -150,7 +150,6 @@ const preemptEventsDir = "../../lab/slurm/sched/preempt/random-events"
 // Slurm even replayed in its recorded order, keyed "FILE.json/CASE", with
 // the cause; each is in docs/COMPATIBILITY.md.
 var preemptEventsKnown = map[string]string{
-	"preempt-1-08.json/p1-08-03": willRunNodes,
 	"preempt-2-03.json/p2-03-08": backfillCores,
 }
 

@@ -321,7 +321,6 @@ var preemptRandomKnown = map[string]string{
 	"preempt-1-06.json/p1-06-06": epilogOrder,
 	"preempt-1-06.json/p1-06-07": epilogOrder,
 	"preempt-1-06.json/p1-06-09": epilogOrder,
-	"preempt-1-08.json/p1-08-03": willRunNodes,
 	"preempt-1-08.json/p1-08-09": epilogOrder,
 	"preempt-1-10.json/p1-10-06": epilogOrder,
 	"preempt-1-10.json/p1-10-10": epilogOrder,
@@ -373,16 +372,6 @@ const (
 	// timers get that recording wrong too
 	// (TestPreemptionEpilogOrderReplay checks both).
 	epilogOrder = "victims' nodes come free one by one as their epilogs report and slurmctld's passes run between them (a race): recorded again with its log, replayed in its order, every job agrees"
-	// willRunNodes: p1-08-03 (cons_tres, CR_Core_Memory, partition_prio)
-	// is not the race: recorded again, Slurm gave the same answer, and
-	// replayed in its recorded order sift still differs. Every pass
-	// agrees up to the first backfill cycle, where will-run plans job 26
-	// (nodes=4, 15 min) at +1543 s on n[3-4,8-9] in sift and on n[3-6] in
-	// Slurm (slurmctld's log); that reservation keeps the 45-minute job
-	// 100 off n8-n9 in sift, which Slurm starts there, and the cycle's
-	// later starts follow. Why cons_tres's future test picks other nodes
-	// there is not found.
-	willRunNodes = "cons_tres will-run plans a job on other nodes than Slurm in the first backfill cycle (not the race: Slurm answers alike twice; cause not found)"
 	// backfillCores: p2-03-08 (cons_tres, CR_Core): recorded again,
 	// Slurm answered otherwise (a race), but replayed in its recorded
 	// order sift still differs: every main pass agrees up to the first

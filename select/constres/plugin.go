@@ -1,6 +1,7 @@
 package constres
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -809,6 +810,24 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 		}
 	}
 	exp := p.st.dup()
+	byEnd := func(jobs []*record) []*record {
+		slices.SortStableFunc(jobs, func(a, b *record) int { return cmp.Compare(a.end, b.end) })
+		return jobs
+	}
+	// removed are the running jobs taken out, by end. Those ending by now
+	// (the will-run start) go first: _future_run_test leaves them out of
+	// its list (_build_cr_job_list) before its first test, the one with
+	// every preemptable job gone.
+	var removed []*record
+	if overdue {
+		for _, j := range byEnd(sortedJobs(exp)) {
+			if j.end > now {
+				break
+			}
+			p.removeJob(exp, j, true)
+			removed = append(removed, j)
+		}
+	}
 	var pre []*record
 	// gone are the candidates taken out, which no end releases again: a
 	// suspended one keeps its memory for good (_build_cr_job_list lists
@@ -830,17 +849,7 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 			}
 		}
 	}
-	running := slices.DeleteFunc(sortedJobs(exp), func(j *record) bool { return gone[j.id] })
-	slices.SortStableFunc(running, func(a, b *record) int {
-		switch {
-		case a.end < b.end:
-			return -1
-		case a.end > b.end:
-			return 1
-		}
-		return 0
-	})
-	var removed []*record
+	running := byEnd(slices.DeleteFunc(sortedJobs(exp), func(j *record) bool { return gone[j.id] }))
 	try := func() (*job.Allocation, bool, error) {
 		pk, free, ok := p.fit(exp, r, cand)
 		if !ok {
@@ -870,19 +879,12 @@ func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.
 		a.Start = start
 		return a, true, nil
 	}
-	// Jobs past their end by now (the will-run start) are removed up
-	// front, and the job tested without them (_future_run_test).
-	i := 0
-	for ; i < len(running) && running[i].end <= now; i++ {
-		p.removeJob(exp, running[i], true)
-		removed = append(removed, running[i])
-	}
-	if i > 0 {
+	if len(removed) > 0 {
 		if a, ok, err := try(); ok || err != nil {
 			return a, err
 		}
 	}
-	return futureBatches(running, i, r.PlanEnd, func(k int) bool { return onAny(running[k], cand) }, p.willRunTimer(), func(k int) {
+	return futureBatches(running, 0, r.PlanEnd, func(k int) bool { return onAny(running[k], cand) }, p.willRunTimer(), func(k int) {
 		p.removeJob(exp, running[k], true)
 		removed = append(removed, running[k])
 	}, func(int, int) (*job.Allocation, bool, error) { return try() })

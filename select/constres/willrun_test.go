@@ -297,3 +297,26 @@ func TestWillRunReleasesSuspendedCandidateOnce(t *testing.T) {
 		t.Errorf("start %d on %v, want 6000 on both nodes", a.Start, a.Nodes.ToArray())
 	}
 }
+
+// TestWillRunDropsEndedJobsBeforePreemptionTest is _future_run_test at a
+// later start: the jobs ending by then leave its list before its first
+// test, the one with every preemptable job gone, so the job goes on the
+// lowest node they free rather than on a preemptable job's (p1-08-03 of
+// lab/slurm/sched/preempt/random-events: job 26 planned on n[3-6] at
+// +1543 s, where sift chose n[3-4,8-9] over nodes freed by then).
+func TestWillRunDropsEndedJobsBeforePreemptionTest(t *testing.T) {
+	cl := testCluster(t, small, small, small)
+	p := New(cl, Config{})
+	run(t, p, "id=1,ntasks=4,nodelist=n0,time=10", nil)
+	run(t, p, "id=2,ntasks=4,nodelist=n1,time=100", nil)
+	run(t, p, "id=3,ntasks=4,nodelist=n2,time=100", nil)
+	r := spec(t, cl, "id=4,nodes=1,ntasks=1,time=10")
+	r.PreemptCandidates = []uint32{2}
+	a, err := p.Select(r, cl.Snap.Live(), job.Plan, 1200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Nodes.ToArray(), []uint32{0}) || len(a.Preempted) != 0 {
+		t.Errorf("on %v preempting %v, want n0 (job 1 ended by then), no victim", a.Nodes.ToArray(), a.Preempted)
+	}
+}
