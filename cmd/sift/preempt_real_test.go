@@ -377,7 +377,10 @@ const (
 	// order sift still differs: every main pass agrees up to the first
 	// backfill cycle, where job 677 (ntasks=1) goes on n18 in sift and on
 	// n1 in Slurm, both with free cores, and the cycle's later jobs follow
-	// (615 on n[35,39-40] in sift, pending in Slurm). Cause not found.
+	// (615 on n[35,39-40] in sift, pending in Slurm). Cause not found: in
+	// sift n18 has one core left, so best fit takes it; if Slurm laid the
+	// 16 tasks of 637 out otherwise on n[16-18] (the recordings keep no
+	// CPUs per node of a job started after the release), n18 was full.
 	backfillCores = "cons_tres backfill places a one-task job on another node than Slurm after the preemptions (recorded again: a race, but its order does not reproduce it; cause not found)"
 )
 
