@@ -646,6 +646,17 @@ func (q *Queue) anySuspend(cands []uint32) bool {
 	return false
 }
 
+// anyKilled reports whether a victim is cancelled or requeued when
+// preempted.
+func (q *Queue) anyKilled(victims []uint32) bool {
+	for _, id := range victims {
+		if m := q.jobMode(q.jobs[id].j); m == PreemptCancel || m == PreemptRequeue {
+			return true
+		}
+	}
+	return false
+}
+
 // allSuspend reports whether every candidate is suspended when preempted
 // (it keeps its memory).
 func (q *Queue) allSuspend(cands []uint32) bool {
@@ -696,8 +707,11 @@ func (q *Queue) preemptPlace(e *entry, part string, use *roaring.Bitmap, now int
 		// select/linear has no partition-tier placement: its _run_now
 		// takes the candidates out one at a time, those to suspend
 		// too (suspended ones with gangKeeps), and re-sorts them once.
+		// The victims it lists go to _preempt_jobs, which leaves those
+		// to suspend to the gang scheduler but signals the others, and
+		// then the job waits for them.
 		a, victims = q.runNowVictims(e, part, use, cands, true, now)
-		return a, victims, true
+		return a, victims, !q.anyKilled(victims)
 	}
 	if q.opt.Preempt.Type == PreemptQOS && q.jobMode(q.jobs[cands[0]].j) == PreemptSuspend {
 		a, victims = q.suspendPlace(e, part, use, cands, now)

@@ -604,3 +604,25 @@ func TestBackfillWaitsForCompletingNodes(t *testing.T) {
 		t.Errorf("preemptor %s planned at %d (started %v, preempted %+v), want pending from 1002", f.outcome(hi), hi.Start, p.Started, p.Preempted)
 	}
 }
+
+// TestGangLinearRequeueVictimIsWaitedFor is select/linear under
+// SUSPEND,GANG with a REQUEUE victim, as p3-08-06 recorded it (siftlab
+// record -events: the victim requeued at +1.000 s, the preemptor started by
+// the main pass after its epilogs, at +1.036 s): _run_now's victims go to
+// _preempt_jobs, which leaves only those to suspend to the gang scheduler,
+// so the preemptor waits for the requeued one.
+func TestGangLinearRequeueVictimIsWaitedFor(t *testing.T) {
+	f := newFixture(t, nodesN("n", 1, 4, "lo", "hipart"), Builtin{}, DefaultConfig(), map[string]Partition{"lo": {PreemptMode: PreemptRequeue}}, false)
+	f.q = NewQueue(Options{Cluster: f.cl, Plugin: f.q.plugin, Scheduler: Builtin{}, Config: DefaultConfig(), Partitions: map[string]Partition{"lo": {PreemptMode: PreemptRequeue}},
+		Preempt: Preemption{Type: PreemptPartitionPrio, Mode: PreemptSuspend, Flags: PreemptModeFlags{Gang: true}, KillWait: DefaultKillWait}})
+	v := f.runLo(1, "n1,n2,n3,n4", 100)
+	hi := f.submit(2, 10, "nodes=2,partition=hipart,time=60")
+	f.pass(1000)
+	if got, want := f.outcome(hi)+" / "+f.outcome(v), "PENDING Resources / PENDING BeginTime"; got != want {
+		t.Fatalf("after the preempting pass: %s, want %s", got, want)
+	}
+	f.q.Tick(1001)
+	if got := f.outcome(hi); got != "RUNNING n1,n2" {
+		t.Errorf("after the victim's epilog: %s, want RUNNING n1,n2", got)
+	}
+}
