@@ -355,24 +355,11 @@ var preemptRandomKnown = map[string]string{
 	"preempt-2-05.json/p2-05-05": epilogOrder,
 	"preempt-2-05.json/p2-05-06": epilogOrder,
 	"preempt-2-05.json/p2-05-10": epilogOrder,
-	"preempt-3-48.json/p3-48-06": gangEpilogPasses,
+	"preempt-3-48.json/p3-48-06": epilogOrder,
 }
 
 // Causes of the known random preemption differences.
 const (
-	// gangEpilogPasses: two preemptors of one main pass (cons_tres,
-	// SUSPEND,GANG) each had a CANCEL victim cancelled by the gang
-	// scheduler; each victim's epilogs end at their own time and each
-	// victim's last one queues a main pass (re-recorded with siftlab
-	// record -events: passes at +1.004 s, +1.045 s after the first
-	// victim's last epilog, +1.057 s after the second's), so Slurm ran
-	// three main passes and the third reached two mid-tier jobs
-	// (Priority). sift frees both victims at once and runs one main pass
-	// for them, at the next second, so those two keep reason None. A pass
-	// per victim makes this case agree but p3-48-08 differ (three jobs
-	// Priority in sift, None in Slurm): whether epilog passes run apart
-	// or together is the timing of the epilogs.
-	gangEpilogPasses = "two gang victims' epilogs queue a main pass each in Slurm, one pass for both in sift: a third pass's reach (reasons Priority/None)"
 	// epilogOrder: without GANG, a killed or requeued victim's nodes
 	// come free one by one as their epilogs report (its batch host
 	// last), a main pass runs when a job's last epilog has, and the other
