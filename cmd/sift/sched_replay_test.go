@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,9 +45,10 @@ type schedCase struct {
 	// (siftlab record -events), for epilogRelease.
 	Events  []labEvent `json:"events"`
 	Started []struct {
-		State string `json:"state"`
-		Nodes string `json:"nodes"`
-		Start int64  `json:"start_epoch"`
+		State   string        `json:"state"`
+		Nodes   string        `json:"nodes"`
+		Start   int64         `json:"start_epoch"`
+		PerNode []labNodeCPUs `json:"per_node"`
 	} `json:"started"`
 	Jobs []struct {
 		Spec  string `json:"spec"`
@@ -64,8 +66,42 @@ type schedCase struct {
 			Submit      int64  `json:"submit_epoch"`
 			Eligible    int64  `json:"eligible_epoch"`
 			Restarts    int    `json:"restarts"`
+			// PerNode is a running job's cores per node (read since
+			// record -events keeps them).
+			PerNode []labNodeCPUs `json:"per_node"`
 		} `json:"slurm"`
 	} `json:"jobs"`
+}
+
+// labNodeCPUs is one node of a job's layout in Slurm (scontrol -d show
+// job's CPU_IDs, as core numbers).
+type labNodeCPUs struct {
+	Name  string `json:"name"`
+	Cores []int  `json:"cores"`
+}
+
+// layoutDiff says how a running job's cores per node differ from
+// Slurm's ("" when they agree, when Slurm's were not recorded, or under
+// select/linear, whose allocations hold nodes whole and name no cores).
+func layoutDiff(cl *job.Cluster, j *sched.Job, want []labNodeCPUs) string {
+	if len(want) == 0 || j.Alloc == nil || !slices.ContainsFunc(j.Alloc.PerNode, func(n job.NodeAlloc) bool { return n.Cores != nil }) {
+		return ""
+	}
+	show := func(n []labNodeCPUs) string {
+		var b strings.Builder
+		for _, x := range n {
+			fmt.Fprintf(&b, " %s:%v", x.Name, x.Cores)
+		}
+		return b.String()
+	}
+	var got []labNodeCPUs
+	for _, n := range j.Alloc.PerNode {
+		got = append(got, labNodeCPUs{Name: schedNodeNames(cl, roaring.BitmapOf(n.ID)), Cores: n.Cores})
+	}
+	if g, w := show(got), show(want); g != w {
+		return fmt.Sprintf("cores%s in sift,%s in Slurm", g, w)
+	}
+	return ""
 }
 
 // TestSchedulingRecordingsReplay replays every scheduling recording of the
@@ -223,6 +259,9 @@ func replaySchedCase(rec schedRecording, c schedCase, race *epilogRelease) ([]st
 		case s.State == "RUNNING" || s.State == "SUSPENDED" || s.State == "PREEMPTED":
 			if got := schedNodeNames(cl, j.Nodes); got != s.Nodes {
 				diffs = append(diffs, fmt.Sprintf("%s: %s on %s in sift, on %s in Slurm", name, s.State, got, s.Nodes))
+				same = false
+			} else if d := layoutDiff(cl, j, s.PerNode); d != "" && s.State == "RUNNING" {
+				diffs = append(diffs, fmt.Sprintf("%s: %s", name, d))
 				same = false
 			}
 			// The limit it runs with (recorded since the time-limit
@@ -384,6 +423,8 @@ func (r *schedReplay) startBeforeGate(i int, j *sched.Job) {
 	r.byStep[i] = j
 	if got, want := schedWhere(r.cl, j), st.Nodes; j.State.String() != st.State || (st.State == "RUNNING" && got != want) {
 		r.diffs = append(r.diffs, fmt.Sprintf("job %d (%s) at its submission: sift %s %s, Slurm %s %s", j.ID, r.c.Jobs[i].Spec, j.State, got, st.State, want))
+	} else if d := layoutDiff(r.cl, j, st.PerNode); d != "" && st.State == "RUNNING" {
+		r.diffs = append(r.diffs, fmt.Sprintf("job %d (%s) at its submission: %s", j.ID, r.c.Jobs[i].Spec, d))
 	}
 }
 

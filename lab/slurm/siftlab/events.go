@@ -22,6 +22,10 @@ type Event struct {
 	//             the whole queue with Mode full
 	//   backfill  a backfill cycle begins
 	//   alloc     the main pass started Job on Nodes (sched: Allocate)
+	//   start     Job started on Nodes at its submission (job_allocate's
+	//             debug2 "allocated resources"; a job left pending logs
+	//             none, and the passes' starts do not go through it)
+	//   submit    Job was submitted (step cases)
 	//   preempt   Job was killed (Mode kill) or requeued (Mode requeue)
 	//             for By
 	//   batch     Job's batch script ended (its batch host reported it)
@@ -43,20 +47,24 @@ var (
 	logBatch   = regexp.MustCompile(`_slurm_rpc_complete_batch_script: JobId=(\d+) `)
 	logAlloc   = regexp.MustCompile(`sched: Allocate JobId=(\d+) NodeList=(\S+)`)
 	logPreempt = regexp.MustCompile(`preempted JobId=(\d+) has been (killed|requeued) to reclaim resources for JobId=(\d+)`)
+	logStart   = regexp.MustCompile(`sched: JobId=(\d+) allocated resources: NodeList=(\S+)`)
+	logSubmit  = regexp.MustCompile(`_slurm_rpc_submit_batch_job: JobId=(\d+) `)
 )
 
 // readEvents reads slurmctld's log from byte off on and returns its events,
-// timed from the start of second released.
-func (l *lab) readEvents(off, released int64) []Event {
+// timed from the start of second released; with untilRead they end at the
+// recorder's first read of the jobs (a scheduling case), else at the end
+// of the log (a step case, which reads the jobs after every step).
+func (l *lab) readEvents(off, released int64, untilRead bool) []Event {
 	b, err := os.ReadFile(l.ctldLog)
 	if err != nil || int64(len(b)) < off {
 		return nil
 	}
-	return parseEvents(string(b[off:]), released, time.Local)
+	return parseEvents(string(b[off:]), released, time.Local, untilRead)
 }
 
 // parseEvents turns slurmctld log lines, stamped in loc, into events.
-func parseEvents(log string, released int64, loc *time.Location) []Event {
+func parseEvents(log string, released int64, loc *time.Location, untilRead bool) []Event {
 	var out []Event
 	for _, line := range strings.Split(log, "\n") {
 		m := logStamp.FindStringSubmatch(line)
@@ -72,6 +80,9 @@ func parseEvents(log string, released int64, loc *time.Location) []Event {
 		num := func(s string) uint64 { n, _ := strconv.ParseUint(s, 10, 64); return n }
 		switch {
 		case strings.Contains(msg, "Processing RPC: REQUEST_JOB_INFO from"):
+			if !untilRead {
+				continue
+			}
 			// Nothing between the release and the read asks for jobs.
 			e.Kind = "read"
 			return append(out, e)
@@ -92,6 +103,10 @@ func parseEvents(log string, released int64, loc *time.Location) []Event {
 			} else if f := logPreempt.FindStringSubmatch(msg); f != nil {
 				e.Kind, e.Job, e.By = "preempt", num(f[1]), num(f[3])
 				e.Mode = map[string]string{"killed": "kill", "requeued": "requeue"}[f[2]]
+			} else if f := logStart.FindStringSubmatch(msg); f != nil && f[2] != "(null)" {
+				e.Kind, e.Job, e.Nodes = "start", num(f[1]), f[2]
+			} else if f := logSubmit.FindStringSubmatch(msg); f != nil {
+				e.Kind, e.Job = "submit", num(f[1])
 			} else {
 				continue
 			}

@@ -19,6 +19,7 @@ func FuzzParseSlurmOutput(f *testing.F) {
 		_ = parseTestOnly(s, false)
 		_ = parseSdiag(s)
 		_ = coresOf(s, 2)
-		_ = parseEvents(s, 1795686913, time.UTC)
+		_ = parseEvents(s, 1795686913, time.UTC, true)
+		_ = parseEvents(s, 1795686913, time.UTC, false)
 	})
 }

@@ -60,7 +60,9 @@ type Case struct {
 	Drained string  `json:"drained,omitempty"`
 	Wait    float64 `json:"wait,omitempty"`
 	// Released and Read (mode schedule) are when the gate job was
-	// cancelled and when the jobs were read (epochs).
+	// cancelled and when the jobs were read (epochs); a step case
+	// recorded with -events has Released, the second its first step
+	// began, which its events are timed from.
 	Released int64 `json:"released,omitempty"`
 	Read     int64 `json:"read,omitempty"`
 	// Gate is the job id of the held job every job of a scheduling case
@@ -80,9 +82,10 @@ type Case struct {
 	// protocol does not expect ran.
 	MainCycles     int `json:"main_cycles,omitempty"`
 	BackfillCycles int `json:"backfill_cycles,omitempty"`
-	// Events (mode schedule, record -events) is what slurmctld's log says
-	// happened from the release to the read: passes, starts, preemptions
-	// and each node's epilog (events.go).
+	// Events (record -events) is what slurmctld's log says happened from
+	// the release to the read (mode schedule) or from the first step to
+	// the end (step cases): passes, starts, preemptions and each node's
+	// epilog (events.go).
 	Events []Event `json:"events,omitempty"`
 }
 

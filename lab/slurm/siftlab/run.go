@@ -216,6 +216,12 @@ func (l *lab) runCase(c *Case) error {
 	if err := l.clear(); err != nil {
 		return err
 	}
+	if l.events {
+		// A step case's events run from its first step to its end.
+		off := l.logSize()
+		c.Released = time.Now().Unix()
+		defer func() { c.Events = l.readEvents(off, c.Released, false) }()
+	}
 	var ids []string
 	for i := range c.Jobs {
 		j := &c.Jobs[i]

@@ -113,7 +113,7 @@ func (l *lab) runSchedCase(c *Case) error {
 	main1, bf1 := l.cycles()
 	c.MainCycles, c.BackfillCycles = main1-main0, bf1-bf0
 	if l.events {
-		c.Events = l.readEvents(off, c.Released)
+		c.Events = l.readEvents(off, c.Released, true)
 	}
 	for i, id := range ids {
 		if id == "" {
@@ -207,7 +207,9 @@ func (l *lab) logSize() int64 {
 // nodes, start or expected start, planned nodes, priority and submit time;
 // scontrol for the eligible time of jobs held by --begin, the pass that
 // started each running job (Scheduler=Main or Backfill) and its end, and
-// the restarts (requeues by preemption).
+// the restarts (requeues by preemption); with record -events also each
+// running job's CPUs per node (scontrol -d), which the node list alone
+// does not say for a job of several tasks on shared nodes.
 func (l *lab) readQueue() (map[string]Outcome, error) {
 	out, errs, err := l.cmd("squeue", "-h", "-t", "all", "-o", "%i|%T|%r|%N|%S|%Y|%Q|%V")
 	if err != nil {
@@ -240,9 +242,19 @@ func (l *lab) readQueue() (map[string]Outcome, error) {
 		}
 		got[f[0]] = o
 	}
-	show, _, _ := l.cmd("scontrol", "show", "job")
+	showArgs := []string{"show", "job"}
+	if l.events {
+		showArgs = append([]string{"-d"}, showArgs...)
+	}
+	show, _, _ := l.cmd("scontrol", showArgs...)
 	for _, rec := range strings.Split(show, "\n\n") {
 		fields := map[string]string{}
+		var perNode []Node
+		for _, line := range strings.Split(rec, "\n") {
+			if t := strings.TrimSpace(line); strings.HasPrefix(t, "Nodes=") && strings.Contains(t, "CPU_IDs=") {
+				perNode = append(perNode, parseNodeLine(t, l.threads)...)
+			}
+		}
 		for _, kv := range strings.Fields(rec) {
 			if k, v, ok := strings.Cut(kv, "="); ok {
 				if _, seen := fields[k]; !seen {
@@ -261,6 +273,7 @@ func (l *lab) readQueue() (map[string]Outcome, error) {
 			o.StartedBy = fields["Scheduler"]
 			// The limit it runs with: select_nodes' or backfill's.
 			o.EndEpoch, _ = strconv.ParseInt(fields["EndTime"], 10, 64)
+			o.PerNode = perNode
 		}
 		o.Restarts, _ = strconv.Atoi(fields["Restarts"])
 		got[fields["JobId"]] = o
