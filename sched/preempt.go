@@ -571,14 +571,17 @@ func (q *Queue) suspendVictim(v *Job, now int64) {
 }
 
 // graceEnds stops the victims whose grace time is over (job_time_limit's
-// preempt_time check).
+// preempt_time check). Under Tick's timers their nodes come free at once;
+// with ReportEpilogs they stay completing until their epilogs, as those of
+// any other stopped victim (a script that ignores SIGTERM holds its batch
+// host until KillWait is over).
 func (q *Queue) graceEnds(now int64, p *Pass) {
 	if !q.opt.Preempt.enabled() {
 		return
 	}
 	for _, id := range q.ids {
 		if v := q.jobs[id].j; v.State == Running && v.PreemptTime != 0 && v.End <= now {
-			q.endPreempted(v, 0, q.jobMode(v), now, p, false)
+			q.endPreempted(v, 0, q.jobMode(v), now, p, q.opt.ReportEpilogs)
 		}
 	}
 }

@@ -137,6 +137,40 @@ func TestPreemptGraceTimeDelaysTheVictimsEnd(t *testing.T) {
 	}
 }
 
+// TestGraceEndedVictimCompletesByEpilog is a victim whose grace time ends
+// under Options.ReportEpilogs: its nodes stay completing until their
+// epilogs, as any stopped victim's, so a preemptor waiting for it starts on
+// the nodes reported free (recorded: partition_prio's GraceTime scenarios
+// in lab/slurm/sched/preempt/recorded-events, whose batch host reports
+// 4.7 s after the other nodes and job 2 runs on n[2-3]).
+func TestGraceEndedVictimCompletesByEpilog(t *testing.T) {
+	f := preemptFixture(t, Backfill{}, Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel}, Partition{GraceTime: 30 * time.Second}, false)
+	f.q.opt.ReportEpilogs = true
+	v := f.runLo(1, "n1,n2,n3,n4", 100)
+	hi := f.submit(2, 10, "nodes=2,partition=hipart,time=10")
+	f.pass(1000)
+	p := f.q.Tick(1030)
+	if v.State != Preempted || len(p.Preempted) != 1 || p.Preempted[0].End != 1030 {
+		t.Fatalf("victim at 1030: %s, events %+v", f.outcome(v), p.Preempted)
+	}
+	f.q.Tick(1031)
+	if got := f.outcome(hi); got != "PENDING Resources" {
+		t.Errorf("before any epilog: preemptor %s, want PENDING Resources", got)
+	}
+	for _, name := range []string{"n2", "n3", "n4"} {
+		id, _ := f.cl.Snap.ID(name)
+		if err := f.q.EpilogComplete(1, id, 1031); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for now := int64(1032); now < 1035 && hi.State != Running; now++ {
+		f.q.Tick(now)
+	}
+	if got := f.outcome(hi); got != "RUNNING n2,n3" {
+		t.Errorf("batch host n1 still completing: preemptor %s, want RUNNING n2,n3", got)
+	}
+}
+
 // TestPreemptRules is who may preempt whom: tiers, PreemptMode=OFF on the
 // victim's partition, PreemptExemptTime, min_exempt_priority, the PRIORITY
 // flag, and preempt/qos with its Preempt lists and WITHIN.

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/RoaringBitmap/roaring/v2"
 	"github.com/nodesift/sift/hostlist"
+	"github.com/nodesift/sift/index"
 	"github.com/nodesift/sift/sched"
 	"github.com/nodesift/sift/select/job"
 )
@@ -117,9 +119,12 @@ func (r *epilogRelease) tick(now int64) *sched.Pass {
 }
 
 // running are the nodes of each running job.
-func (r *epilogRelease) running() map[uint32]*roaring.Bitmap {
+func (r *epilogRelease) running() map[uint32]*roaring.Bitmap { return runningNodes(r.q) }
+
+// runningNodes are the nodes of each running job of q.
+func runningNodes(q *sched.Queue) map[uint32]*roaring.Bitmap {
 	out := map[uint32]*roaring.Bitmap{}
-	for _, j := range r.q.Jobs() {
+	for _, j := range q.Jobs() {
 		if j.State == sched.Running {
 			out[j.ID] = j.Nodes
 		}
@@ -307,4 +312,205 @@ func epilogOrderStats(paths []string, t *testing.T) string {
 		}
 	}
 	return fmt.Sprintf("%d victims in slurmctld's logs: %d of the %d of several nodes came free batch host last; in %d of %d cases the victims' last epilogs came in the order they were stopped", victims, hostLast, several, inOrder, cases)
+}
+
+// stepEpilogs frees the nodes of the victims of a hand-written
+// preemption scenario (steps, snapshots) when slurmctld's log shows their
+// epilogs: each node of a victim sift stops at second End comes free
+// after the replay's pass of second End + d, d the whole seconds from
+// slurmctld's preemption of that victim to the node's epilog (its passes
+// run about a second apart from there: backfill's bf_interval=1, a main
+// pass at a job's last epilog). A victim sift stops that slurmctld's log
+// does not show comes free whole at once.
+type stepEpilogs struct {
+	// rounds are, per replay job id, each of its preemptions' node
+	// epilogs in slurmctld's log.
+	rounds map[uint32][][]nodeEpilog
+	used   map[uint32]int
+	due    []dueEpilog
+	// unmatched counts the victims of the replay slurmctld did not stop.
+	unmatched int
+}
+
+// nodeEpilog is a node's epilog, ms after its job's preemption.
+type nodeEpilog struct {
+	node string
+	ms   int64
+}
+
+type dueEpilog struct {
+	at     int64
+	victim uint32
+	node   string
+}
+
+// newStepEpilogs reads a step case's events: Slurm's job ids are mapped
+// to the replay's (the submissions' order, refused ones included) by the
+// submit events.
+func newStepEpilogs(c preemptCase) *stepEpilogs {
+	ep := &stepEpilogs{rounds: map[uint32][][]nodeEpilog{}, used: map[uint32]int{}}
+	var submits []uint32
+	for _, e := range c.Events {
+		if e.Kind == "submit" {
+			submits = append(submits, e.Job)
+		}
+	}
+	ids := map[uint32]uint32{}
+	n := 0
+	for _, st := range c.Jobs {
+		if st.Action != "" {
+			continue
+		}
+		n++
+		if st.Slurm.State != "REJECTED" && len(submits) > 0 {
+			ids[submits[0]] = uint32(n)
+			submits = submits[1:]
+		}
+	}
+	stoppedAt := map[uint32]int64{}
+	for _, e := range c.Events {
+		id, ok := ids[e.Job]
+		if !ok {
+			continue
+		}
+		switch e.Kind {
+		case "preempt":
+			stoppedAt[id] = e.MS
+			ep.rounds[id] = append(ep.rounds[id], nil)
+		case "epilog":
+			if r := ep.rounds[id]; len(r) > 0 {
+				r[len(r)-1] = append(r[len(r)-1], nodeEpilog{node: e.Nodes, ms: e.MS - stoppedAt[id]})
+			}
+		}
+	}
+	return ep
+}
+
+// stopped schedules the epilogs of the victims a pass killed or requeued
+// at now (nodes: each running job's nodes before it); a victim given a
+// grace time is stopped by a later pass.
+func (ep *stepEpilogs) stopped(ev []sched.PreemptEvent, nodes map[uint32]*roaring.Bitmap, now int64) {
+	for _, pe := range ev {
+		if pe.Mode != sched.PreemptCancel && pe.Mode != sched.PreemptRequeue || pe.End > now || nodes[pe.Victim] == nil {
+			continue
+		}
+		k := ep.used[pe.Victim]
+		ep.used[pe.Victim]++
+		if k >= len(ep.rounds[pe.Victim]) {
+			ep.unmatched++
+			for _, n := range nodes[pe.Victim].ToArray() {
+				ep.due = append(ep.due, dueEpilog{at: pe.End, victim: pe.Victim, node: fmt.Sprint(n)})
+			}
+			continue
+		}
+		for _, ne := range ep.rounds[pe.Victim][k] {
+			ep.due = append(ep.due, dueEpilog{at: pe.End + ne.ms/1000, victim: pe.Victim, node: ne.node})
+		}
+	}
+}
+
+// release reports the epilogs due by now.
+func (ep *stepEpilogs) release(q *sched.Queue, snap *index.Snapshot, now int64) {
+	keep := ep.due[:0]
+	for _, d := range ep.due {
+		if d.at > now {
+			keep = append(keep, d)
+			continue
+		}
+		id, ok := snap.ID(d.node)
+		if !ok {
+			// A victim slurmctld did not stop: its node ids.
+			n, _ := strconv.ParseUint(d.node, 10, 32)
+			id = uint32(n)
+		}
+		// An error is a victim whose grace time has not ended in sift.
+		if err := q.EpilogComplete(d.victim, id, now); err != nil {
+			keep = append(keep, d)
+		}
+	}
+	ep.due = keep
+}
+
+// preemptEventsRecordDir holds hand-written preemption scenarios recorded
+// again with slurmctld's log events (siftlab record -events -cases).
+const preemptEventsRecordDir = "../../lab/slurm/sched/preempt/recorded-events"
+
+// TestPreemptionHandEpilogReplay replays the hand-written preemption
+// scenarios recorded again with slurmctld's events with each victim's
+// nodes freed as the log shows their epilogs (stepEpilogs), against that
+// recording's answers: every job must agree. It also says which of them
+// Slurm answered otherwise than in the committed recording, and checks
+// that each scenario of preemptKnown was recorded again and agrees so.
+func TestPreemptionHandEpilogReplay(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(preemptEventsRecordDir, "*.json"))
+	if len(files) == 0 {
+		t.Skip("no hand-written preemption scenario recorded with events")
+	}
+	agree, alike := map[string]bool{}, map[string]bool{}
+	for _, file := range files {
+		var rec, first preemptRecord
+		readLab(t, file, &rec)
+		readLab(t, filepath.Join(preemptRecordDir, filepath.Base(file)), &first)
+		firstCase := map[string]preemptCase{}
+		for _, c := range first.Cases {
+			firstCase[c.Name] = c
+		}
+		base := strings.TrimSuffix(filepath.Base(file), ".json")
+		for _, c := range rec.Cases {
+			key := base + "/" + c.Name
+			ep := newStepEpilogs(c)
+			d := replayPreempt(t, rec, c, ep)
+			plain := replayPreempt(t, rec, c, nil)
+			if d != "" {
+				t.Errorf("%s: replayed with its epilogs: %s", key, d)
+			}
+			agree[key], alike[key] = d == "", preemptAnswersAlike(firstCase[c.Name], c)
+			t.Logf("%s: agrees with its epilogs %v (%d victims of sift's not stopped by Slurm); sift's timers: %q; Slurm answered as in the committed recording: %v", key, d == "", ep.unmatched, plain, alike[key])
+		}
+	}
+	for key, cause := range preemptKnown {
+		if cause != batchHostKillWait && cause != batchHostRace {
+			continue
+		}
+		if ok, found := agree[key]; !found || !ok {
+			t.Errorf("%s: labelled %q but not recorded again with events, or differs replayed with them", key, cause)
+		}
+		if cause == batchHostRace && alike[key] {
+			t.Errorf("%s: labelled batchHostRace but Slurm answered as in the committed recording", key)
+		}
+	}
+	n := 0
+	for _, ok := range agree {
+		if ok {
+			n++
+		}
+	}
+	msg := fmt.Sprintf("%d hand-written preemption scenarios recorded again with slurmctld's events: %d agree with each victim's nodes freed at its epilogs", len(agree), n)
+	t.Log(msg)
+	fmt.Println(msg)
+}
+
+// preemptAnswersAlike says whether two recordings of a step case show
+// every job alike at every snapshot and at the end.
+func preemptAnswersAlike(a, b preemptCase) bool {
+	if len(a.Jobs) != len(b.Jobs) || (a.After == nil) != (b.After == nil) {
+		return false
+	}
+	alike := func(x, y []preemptOutcome) bool {
+		if len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if preemptWant(x[i]) != preemptWant(y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	for i := range a.Jobs {
+		if !alike(a.Jobs[i].Snapshot, b.Jobs[i].Snapshot) {
+			return false
+		}
+	}
+	return a.After == nil || alike(a.After.Jobs, b.After.Jobs)
 }

@@ -22,9 +22,6 @@ type Event struct {
 	//             the whole queue with Mode full
 	//   backfill  a backfill cycle begins
 	//   alloc     the main pass started Job on Nodes (sched: Allocate)
-	//   start     Job started on Nodes at its submission (job_allocate's
-	//             debug2 "allocated resources"; a job left pending logs
-	//             none, and the passes' starts do not go through it)
 	//   submit    Job was submitted (step cases)
 	//   preempt   Job was killed (Mode kill) or requeued (Mode requeue)
 	//             for By
@@ -47,7 +44,6 @@ var (
 	logBatch   = regexp.MustCompile(`_slurm_rpc_complete_batch_script: JobId=(\d+) `)
 	logAlloc   = regexp.MustCompile(`sched: Allocate JobId=(\d+) NodeList=(\S+)`)
 	logPreempt = regexp.MustCompile(`preempted JobId=(\d+) has been (killed|requeued) to reclaim resources for JobId=(\d+)`)
-	logStart   = regexp.MustCompile(`sched: JobId=(\d+) allocated resources: NodeList=(\S+)`)
 	logSubmit  = regexp.MustCompile(`_slurm_rpc_submit_batch_job: JobId=(\d+) `)
 )
 
@@ -103,8 +99,6 @@ func parseEvents(log string, released int64, loc *time.Location, untilRead bool)
 			} else if f := logPreempt.FindStringSubmatch(msg); f != nil {
 				e.Kind, e.Job, e.By = "preempt", num(f[1]), num(f[3])
 				e.Mode = map[string]string{"killed": "kill", "requeued": "requeue"}[f[2]]
-			} else if f := logStart.FindStringSubmatch(msg); f != nil && f[2] != "(null)" {
-				e.Kind, e.Job, e.Nodes = "start", num(f[1]), f[2]
 			} else if f := logSubmit.FindStringSubmatch(msg); f != nil {
 				e.Kind, e.Job = "submit", num(f[1])
 			} else {

@@ -15,7 +15,6 @@ const eventsLog = `[2026-11-26T09:55:14.002] debug:  sched: Running job schedule
 [2026-11-26T09:55:14.019] debug2: _slurm_rpc_complete_batch_script: JobId=1 SLUID=s51XM8BMFF7000 usec=76
 [2026-11-26T09:55:14.037] debug2: _slurm_rpc_epilog_complete: JobId=1 Node=n1 usec=1795686914037314
 [2026-11-26T09:55:14.037] sched: Allocate JobId=105 NodeList=n[1-3,8-9] #CPUs=5 Partition=high
-[2026-11-26T09:55:14.037] debug2: sched: JobId=105 allocated resources: NodeList=n[1-3,8-9]
 [2026-11-26T09:55:14.500] _slurm_rpc_submit_batch_job: JobId=106 SLUID=s7HXM8BRA85000 InitPrio=1518 usec=564
 [2026-11-26T09:55:14.500] debug2: sched: JobId=106 allocated resources: NodeList=(null)
 [2026-11-26T09:55:16.961] sched/backfill: _attempt_backfill: beginning
@@ -37,7 +36,6 @@ func TestParseEventsReadsTheLinesTheReplayNeeds(t *testing.T) {
 		{MS: 1019, Kind: "batch", Job: 1},
 		{MS: 1037, Kind: "epilog", Job: 1, Nodes: "n1"},
 		{MS: 1037, Kind: "alloc", Job: 105, Nodes: "n[1-3,8-9]"},
-		{MS: 1037, Kind: "start", Job: 105, Nodes: "n[1-3,8-9]"},
 		{MS: 1500, Kind: "submit", Job: 106},
 		{MS: 3961, Kind: "backfill"},
 		{MS: 4100, Kind: "preempt", Job: 7, By: 9, Mode: "kill"},
