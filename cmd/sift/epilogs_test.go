@@ -188,10 +188,7 @@ func TestPreemptionEpilogOrderReplay(t *testing.T) {
 		var rec, first schedRecording
 		readLab(t, path, &rec)
 		readLab(t, filepath.Join(preemptRandomDir, filepath.Base(path)), &first)
-		firstCase := map[string]schedCase{}
-		for _, c := range first.Cases {
-			firstCase[c.Name] = c
-		}
+		firstCase := byName(first.Cases, func(c schedCase) string { return c.Name })
 		for _, c := range rec.Cases {
 			key := strings.TrimSuffix(filepath.Base(path), ".gz") + "/" + c.Name
 			r := newEpilogRelease(c)
@@ -244,6 +241,15 @@ func TestPreemptionEpilogOrderReplay(t *testing.T) {
 	msg := fmt.Sprintf("%d preemption scenarios recorded again with slurmctld's events: %d agree replayed in its order, %d known differences; %d answered otherwise than their first recording, %d differ replayed by sched's timers", len(got), agree, known, changed, timers)
 	t.Log(msg)
 	fmt.Println(msg)
+}
+
+// byName maps a recording's cases by their names.
+func byName[C any](cases []C, name func(C) string) map[string]C {
+	out := make(map[string]C, len(cases))
+	for _, c := range cases {
+		out[name(c)] = c
+	}
+	return out
 }
 
 // slurmAnswersDiffer counts the jobs whose state, pending reason, nodes or
@@ -451,10 +457,7 @@ func TestPreemptionHandEpilogReplay(t *testing.T) {
 		var rec, first preemptRecord
 		readLab(t, file, &rec)
 		readLab(t, filepath.Join(preemptRecordDir, filepath.Base(file)), &first)
-		firstCase := map[string]preemptCase{}
-		for _, c := range first.Cases {
-			firstCase[c.Name] = c
-		}
+		firstCase := byName(first.Cases, func(c preemptCase) string { return c.Name })
 		base := strings.TrimSuffix(filepath.Base(file), ".json")
 		for _, c := range rec.Cases {
 			key := base + "/" + c.Name
