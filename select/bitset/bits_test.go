@@ -152,3 +152,43 @@ func TestFillSpanAndAny(t *testing.T) {
 		}
 	}
 }
+
+// TestAgreeOnMatchesAnd: AgreeOn is s AND m equal to o AND m, on sets
+// that agree, that differ in one member, and random ones.
+func TestAgreeOnMatchesAnd(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for iter := 0; iter < 500; iter++ {
+		n := 1 + r.IntN(400)
+		s, m, o := New(n), New(n), New(n)
+		for i := 0; i < n; i++ {
+			if r.IntN(2) == 0 {
+				s.Add(uint32(i))
+			}
+			if r.IntN(2) == 0 {
+				m.Add(uint32(i))
+			}
+		}
+		o.Copy(s)
+		switch iter % 3 {
+		case 1:
+			id := uint32(r.IntN(n))
+			if o.Has(id) {
+				o.Del(id)
+			} else {
+				o.Add(id)
+			}
+		case 2:
+			for i := 0; i < n; i++ {
+				if r.IntN(2) == 0 {
+					o.Add(uint32(i))
+				}
+			}
+		}
+		sm, om := s.Clone(), o.Clone()
+		sm.And(m)
+		om.And(m)
+		if got, want := s.AgreeOn(o, m), sm.Equal(om); got != want {
+			t.Fatalf("n %d: %v, want %v", n, got, want)
+		}
+	}
+}

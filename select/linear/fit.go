@@ -2,6 +2,7 @@ package linear
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/nodesift/sift/select/bitset"
 )
@@ -89,6 +90,37 @@ func (p *Plugin) jobTest(w *want, cand, out bitset.Set, minN, maxN, reqN int) (i
 		ok = true
 	}
 	return f.left.taken, ok
+}
+
+// countThreshold is, when jobTest's answer on a candidate set depends on
+// its count alone, the fewest candidates it succeeds on (more than any
+// set holds if none), and true. That is uniformRuns' case without a
+// contiguous job: every run offers the same CPUs a node, and fromRuns
+// takes nodes run after run until the job needs nothing more or no node
+// is allowed, whatever the runs, so it takes min(count, maxN, the nodes
+// the job needs).
+func (p *Plugin) countThreshold(w *want, minN, maxN, reqN int) (int, bool) {
+	if w.required != nil || w.perCore != 0 || p.uniformCPUs <= 0 || slowScan || w.contiguous {
+		return 0, false
+	}
+	a := p.uniformCPUs
+	if w.cpuCap > 0 && a > w.cpuCap {
+		a = w.cpuCap
+	}
+	nodes := max(reqN, minN)
+	need := max(nodes, 0)
+	if w.minCPUs > 0 {
+		need = max(need, (w.minCPUs+a-1)/a)
+	}
+	fits := func(count int) bool {
+		if count < minN {
+			return false
+		}
+		taken := min(count, max(maxN, 0), need)
+		left, cpus := nodes-taken, w.minCPUs-taken*a
+		return cpus <= 0 && (left <= 0 || enoughNodes(0, left, minN, reqN))
+	}
+	return sort.Search(p.cl.N+1, fits), true
 }
 
 // need is what a job still needs while jobTest takes nodes for it, and

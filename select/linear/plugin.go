@@ -167,8 +167,8 @@ func (p *Plugin) SetGang(on bool) { p.gang = on }
 func (p *Plugin) AbsolutePlans() bool { return true }
 
 // job reduced for the best fit
-func (p *Plugin) wantOf(r *job.Request, minN int) *want {
-	w := &want{minCPUs: r.MinCPUs(minN), contiguous: r.Contiguous}
+func (p *Plugin) wantOf(r *job.Request, minN int) want {
+	w := want{minCPUs: r.MinCPUs(minN), contiguous: r.Contiguous}
 	if r.NTasksPerNode > 0 {
 		w.cpuCap = r.NTasksPerNode * r.CPUsPerTaskOr1()
 	}
@@ -477,7 +477,7 @@ func (p *Plugin) testOnlyFit(r *job.Request, cand bitset.Set) (bitset.Set, int, 
 		return nil, 0, &job.Unsatisfied{Never: true, Reason: fmt.Sprintf("fewer than %d nodes could ever take the job", minN)}
 	}
 	out := p.buf(bufOut)
-	total, ok := p.jobTest(p.wantOf(r, minN), f, out, minN, maxN, reqN)
+	total, ok := p.jobTest(new(p.wantOf(r, minN)), f, out, minN, maxN, reqN)
 	if !ok {
 		return nil, 0, &job.Unsatisfied{Never: true, Reason: "no set of candidate nodes is large enough"}
 	}
@@ -563,7 +563,7 @@ func (p *Plugin) preemptCandidates(r *job.Request) []*record {
 func (p *Plugin) runNow(r *job.Request, cand bitset.Set, now int64, victims []*record) (*job.Allocation, bool) {
 	maxShare := p.maxShare(r)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
-	w := p.wantOf(r, minN)
+	w := new(p.wantOf(r, minN))
 	f := p.buf(bufFilter)
 	out := p.buf(bufOut)
 	prev := -1
@@ -687,7 +687,7 @@ func (p *Plugin) findJobMate(r *job.Request, w *want, cand bitset.Set, reqN int)
 func (p *Plugin) willRunPlain(r *job.Request, cand bitset.Set, now int64) (*job.Allocation, error) {
 	maxRun := max(p.maxShare(r)-1, 1)
 	minN, maxN, reqN := r.NodeCounts(cand.Count())
-	w := p.wantOf(r, minN)
+	w := new(p.wantOf(r, minN))
 	f := p.buf(bufFilter)
 	out := p.buf(bufOut)
 	if p.countBitmap(p.st, r, cand, f, maxRun, noShareLimit, job.RunNow) >= minN {

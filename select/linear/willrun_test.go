@@ -179,3 +179,83 @@ func TestWillRunMemoAgreesWithFresh(t *testing.T) {
 		memoAgrees(t, seed)
 	}
 }
+
+// TestLastAnswersAgreeWithPlain: will-run asked for a few requests on
+// candidates that lose or regain a few nodes from one question to the
+// next (as a backfill pass's rounds and reservations change them), on
+// states changed between questions, gives willRunPlain's answers, and
+// some of them are the last answer to the same question (lastAnswer).
+func TestLastAnswersAgreeWithPlain(t *testing.T) {
+	reused := 0
+	for seed := uint64(0); seed < 150; seed++ {
+		r := rand.New(rand.NewPCG(seed, 59))
+		p := willRunScenario(t, r)
+		cl := p.cl
+		var shapes []*job.Request
+		for k := 0; k < 3; k++ {
+			n := 1 + r.IntN(max(cl.N/3, 1))
+			q := &job.Request{MinNodes: n, MaxNodes: n + r.IntN(2), ReqNodes: n, OverSubscribe: r.IntN(2) == 0, Partition: "p",
+				Contiguous: r.IntN(6) == 0, NTasksPerNode: r.IntN(3), TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}
+			if r.IntN(3) == 0 {
+				q.MinNodes, q.MaxNodes, q.ReqNodes, q.NTasks = 0, 0, 0, 1+r.IntN(4*cl.N)
+			}
+			shapes = append(shapes, q)
+		}
+		now := int64(5000)
+		// A busy cluster, so that most answers wait for releases.
+		for id := uint32(10000); id < 10000+uint32(cl.N); id++ {
+			q := &job.Request{ID: id, MinNodes: 1 + r.IntN(3), Exclusive: r.IntN(2) == 0, Partition: "p",
+				TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}
+			if a, err := p.Select(q, cl.Snap.Live(), job.RunNow, now); err == nil {
+				if err := p.Begin(q, a); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		cand := bitset.FromRoaring(cl.Snap.Live(), cl.N)
+		cand.And(p.usable)
+		all := cand.Clone()
+		var last []uint32
+		for step := uint32(0); step < 60; step++ {
+			now += int64(r.IntN(60))
+			if r.IntN(4) == 0 {
+				jobtest.Churn(t, p, r, now, func() (*job.Request, *roaring.Bitmap) {
+					return &job.Request{ID: 100 + step, MinNodes: 1 + r.IntN(3), Exclusive: r.IntN(2) == 0, Partition: "p",
+						TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}, cl.Snap.Live()
+				})
+			}
+			for k := r.IntN(3); k > 0; k-- {
+				id := uint32(r.IntN(cl.N))
+				if len(last) > 0 && r.IntN(2) == 0 {
+					// A node of the last answer's release, read last.
+					id = last[r.IntN(len(last))]
+				}
+				if cand.Has(id) {
+					cand.Del(id)
+				} else if all.Has(id) {
+					cand.Add(id)
+				}
+			}
+			q := shapes[r.IntN(len(shapes))]
+			fast, ferr := p.willRun(q, cand.Clone(), now)
+			fast = cloneAlloc(fast)
+			plain, perr := p.willRunPlain(q, cand.Clone(), now)
+			last = last[:0]
+			for _, j := range p.st.jobs {
+				if fast != nil && j.end == fast.Start {
+					last = append(last, j.nodes...)
+				}
+			}
+			if (ferr == nil) != (perr == nil) || !reflect.DeepEqual(fast, plain) {
+				t.Fatalf("seed %d step %d: will-run answers differ:\nfast  %+v %v\nplain %+v %v\n(%+v)", seed, step, fast, ferr, plain, perr, *q)
+			}
+		}
+		if p.rel != nil {
+			reused += p.rel.reused
+		}
+	}
+	if reused == 0 {
+		t.Fatal("no answer was a last answer")
+	}
+	t.Logf("%d last answers reused", reused)
+}
