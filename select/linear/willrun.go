@@ -1,6 +1,7 @@
 package linear
 
 import (
+	"math/bits"
 	"slices"
 	"sort"
 
@@ -18,9 +19,11 @@ type releaseChain struct {
 	gen     uint64
 	running []*record // by end time, ties by id
 	// scratch holds base's per-node books (not its job list or node
-	// sets) with some jobs released for one test; touched lists the nodes
-	// changed, which go back to base's values after the test.
+	// sets) with some jobs released for one test, copied when a test
+	// first needs them (books); touched lists the nodes changed, which go
+	// back to base's values after the test.
 	scratch *state
+	copied  bool
 	touched []uint32
 	marked  bitset.Set
 	// freed holds, per running-job count a node may share with
@@ -101,11 +104,14 @@ func (c *releaseChain) remember(key reachKey, base bitset.Set, added []uint32, f
 // freeOrder is, for one maxRun, each node's release count: how many of
 // running, released in order, leave it without an exclusive job and with
 // at most maxRun running jobs (and so passing countBitmap when memory is
-// not consumable), and the nodes sorted by it: nodes[at[k]:at[k+1]] are
-// those freed by the k-th release.
+// not consumable), and the nodes the running jobs hold (busy) sorted by
+// it: nodes[at[k]:at[k+1]] are those freed by the k-th release, and the
+// clean nodes (base's clean, count 0) are left out.
 type freeOrder struct {
 	nodes []uint32
 	at    []int
+	clean bitset.Set
+	busy  []uint32
 	// stale marks an order of an earlier state, whose storage the next
 	// freedAt for its maxRun reuses.
 	stale bool
@@ -155,7 +161,7 @@ func (o *freeOrder) reachedTo(m, words int) bitset.Set {
 			b.Copy(o.reached[k-1])
 			from = o.cps[k-1] + 1
 		} else {
-			b.Clear()
+			b.Copy(o.clean)
 		}
 		for _, id := range o.nodes[o.at[from]:o.at[o.cps[k]+1]] {
 			b.Add(id)
@@ -171,27 +177,28 @@ func (p *Plugin) chain() *releaseChain {
 	if c := p.rel; c != nil && c.base == p.st && c.gen == p.st.gen {
 		return c
 	}
-	running := p.st.sortedJobs()
-	slices.SortStableFunc(running, func(a, b *record) int {
+	st := p.st
+	c := p.rel
+	if c == nil || len(c.marked) != (p.cl.N+63)/64 {
+		c = &releaseChain{scratch: &state{}, marked: bitset.New(p.cl.N), freed: map[int]*freeOrder{}, last: map[reachKey]*reachAnswer{}}
+	}
+	running := c.running[:0]
+	for _, j := range st.jobs {
+		running = append(running, j)
+	}
+	slices.SortFunc(running, func(a, b *record) int {
 		switch {
 		case a.end < b.end:
 			return -1
 		case a.end > b.end:
 			return 1
 		}
-		return 0
+		return cmpU32(a.id, b.id)
 	})
-	st := p.st
-	c := p.rel
-	if c == nil || len(c.marked) != len(bitset.New(p.cl.N)) {
-		c = &releaseChain{scratch: &state{}, marked: bitset.New(p.cl.N), freed: map[int]*freeOrder{}, last: map[reachKey]*reachAnswer{}}
-	}
 	c.epoch++
 	// The last chain's storage is reused: a replay changes the state
 	// thousands of times, and the chains were most of its allocations.
-	c.base, c.gen, c.running = st, st.gen, running
-	s := c.scratch
-	s.mem, s.excl, s.run, s.tot = append(s.mem[:0], st.mem...), append(s.excl[:0], st.excl...), append(s.run[:0], st.run...), append(s.tot[:0], st.tot...)
+	c.base, c.gen, c.running, c.copied = st, st.gen, running, false
 	clear(c.marked)
 	c.touched = c.touched[:0]
 	for _, o := range c.freed {
@@ -200,6 +207,17 @@ func (p *Plugin) chain() *releaseChain {
 	c.memo.Reset()
 	p.rel = c
 	return c
+}
+
+// books makes the scratch books base's, if not yet done for this state
+// (only tests with consumable memory release jobs on them).
+func (c *releaseChain) books() {
+	if c.copied {
+		return
+	}
+	s, st := c.scratch, c.base
+	s.mem, s.excl, s.run, s.tot = append(s.mem[:0], st.mem...), append(s.excl[:0], st.excl...), append(s.run[:0], st.run...), append(s.tot[:0], st.tot...)
+	c.copied = true
 }
 
 // release takes j off the scratch books as state.remove(j, true) does.
@@ -243,14 +261,29 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	o.stale = false
 	n := len(c.running)
 	o.reached = o.reached[:0]
-	o.excl, o.run, o.tot = append(o.excl[:0], c.base.excl...), append(o.run[:0], c.base.run...), append(o.tot[:0], c.base.tot...)
+	// A clean node (no job) fits from the start; only the others, which
+	// the running jobs hold, are counted and sorted.
+	base := c.base
+	o.clean = base.clean
+	o.busy = o.busy[:0]
+	for i, w := range base.clean {
+		for x := ^w; x != 0; x &= x - 1 {
+			id := i<<6 | bits.TrailingZeros64(x)
+			if id >= p.cl.N {
+				break
+			}
+			o.busy = append(o.busy, uint32(id))
+		}
+	}
+	o.excl, o.run, o.tot = slices.Grow(o.excl[:0], p.cl.N)[:p.cl.N], slices.Grow(o.run[:0], p.cl.N)[:p.cl.N], slices.Grow(o.tot[:0], p.cl.N)[:p.cl.N]
 	excl, run, tot := o.excl, o.run, o.tot
 	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
 	o.count = slices.Grow(o.count[:0], p.cl.N)[:p.cl.N]
-	count := o.count // release count, n+1: never
-	for id := range count {
+	count := o.count // release count, n+1: never; read on busy nodes only
+	for _, id := range o.busy {
+		excl[id], run[id], tot[id] = base.excl[id], base.run[id], base.tot[id]
 		count[id] = int32(n + 1)
-		if fits(uint32(id)) {
+		if fits(id) {
 			count[id] = 0
 		}
 	}
@@ -268,19 +301,20 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 			}
 		}
 	}
-	o.nodes = slices.Grow(o.nodes[:0], p.cl.N)[:p.cl.N]
+	o.nodes = slices.Grow(o.nodes[:0], len(o.busy))[:len(o.busy)]
 	o.at = slices.Grow(o.at[:0], n+3)[:n+3]
 	clear(o.at)
-	for _, k := range count {
-		o.at[k+1]++
+	for _, id := range o.busy {
+		o.at[count[id]+1]++
 	}
 	for k := 1; k < len(o.at); k++ {
 		o.at[k] += o.at[k-1]
 	}
 	o.next = append(o.next[:0], o.at...)
 	next := o.next
-	for id, k := range count {
-		o.nodes[next[k]] = uint32(id)
+	for _, id := range o.busy {
+		k := count[id]
+		o.nodes[next[k]] = id
 		next[k]++
 	}
 	o.checkpoints(n)
@@ -346,6 +380,7 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 		}
 		return nil, 0, 0, errNeverFits
 	}
+	c.books()
 	defer c.reset()
 	for _, j := range c.running {
 		c.release(j)
