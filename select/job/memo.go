@@ -70,15 +70,19 @@ type Answer struct {
 // starts or ends. Keys are a request's Shape, what the plugin derives
 // from its configuration for it (extra), and the candidates.
 type Memo struct {
-	m map[uint64][]*memoEntry
-	// free holds the entries Reset dropped, whose storage Put reuses.
-	free []*memoEntry
+	// m holds each hash's entries, chained through next (a slice per
+	// hash was an allocation per Put).
+	m map[uint64]*memoEntry
+	// used holds the entries in m; free those Reset dropped, whose
+	// storage Put reuses.
+	used, free []*memoEntry
 }
 
 type memoEntry struct {
 	shape Shape
 	extra int
 	cand  bitset.Set
+	next  *memoEntry
 	Answer
 }
 
@@ -90,7 +94,7 @@ const memoLimit = 1 << 12
 // candidates once).
 func (m *Memo) Get(s *Shape, extra int, cand bitset.Set) (*Answer, uint64, bool) {
 	h := memoHash(s, extra, cand)
-	for _, e := range m.m[h] {
+	for e := m.m[h]; e != nil; e = e.next {
 		if e.shape == *s && e.extra == extra && e.cand.Equal(cand) {
 			return &e.Answer, h, true
 		}
@@ -102,9 +106,9 @@ func (m *Memo) Get(s *Shape, extra int, cand bitset.Set) (*Answer, uint64, bool)
 // nodes and cand, and returns the copy.
 func (m *Memo) Put(h uint64, s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
 	if m.m == nil {
-		m.m = map[uint64][]*memoEntry{}
+		m.m = map[uint64]*memoEntry{}
 	}
-	if len(m.m) >= memoLimit {
+	if len(m.used) >= memoLimit {
 		m.Reset()
 	}
 	var e *memoEntry
@@ -121,18 +125,19 @@ func (m *Memo) Put(h uint64, s *Shape, extra int, cand bitset.Set, a Answer) *An
 			e.Nodes = a.Nodes.Clone()
 		}
 	}
-	m.m[h] = append(m.m[h], e)
+	e.next = m.m[h]
+	m.m[h] = e
+	m.used = append(m.used, e)
 	return &e.Answer
 }
 
 // Reset forgets every answer; their storage serves the next ones, so an
 // answer Get or Put returned before is no longer valid.
 func (m *Memo) Reset() {
-	for h, es := range m.m {
-		m.free = append(m.free, es...)
-		clear(es)
-		delete(m.m, h)
-	}
+	m.free = append(m.free, m.used...)
+	clear(m.used)
+	m.used = m.used[:0]
+	clear(m.m)
 }
 
 // memoHash mixes the candidates and the fields that tell a pass's
