@@ -2,6 +2,7 @@ package sched
 
 import (
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -41,6 +42,18 @@ type nodeSpace struct {
 	// hint is the position of the first slot of usable's last window: a
 	// job's rounds ask about later and later windows.
 	hint int
+	// gen counts the changes of the slots' node sets and order; last is
+	// the AND of usable's last window while gen stays.
+	gen  uint64
+	last lastAnd
+}
+
+// lastAnd is the AND of orig's words [lo, hi) over the slots at positions
+// [k0, k1) of order, on the map of generation gen; redo is scratch.
+type lastAnd struct {
+	gen             uint64
+	lo, hi, k0, k1  int
+	orig, and, redo []uint64
 }
 
 // ordered remakes order if the slots changed since.
@@ -109,6 +122,7 @@ func (ns *nodeSpace) reset(now, window, res int64, n int, avail *roaring.Bitmap)
 	ns.order, ns.dirty = ns.order[:0], true
 	ns.s = append(ns.s[:0], slot{avail: ns.spare(0)})
 	ns.hint = 0
+	ns.gen++
 	ns.mw = ((n+63)/64 + 63) / 64
 	ns.marks = append(ns.marks[:0], make([]uint64, 2*ns.mw)...)
 	ns.s[0] = slot{begin: now / res * res, end: (now + window) / res * res, avail: ns.s[0].avail.Fill(avail)}
@@ -173,6 +187,7 @@ func (ns *nodeSpace) split(j int, t int64) int {
 // nodes became identical.
 func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 	ns.dirty = true
+	ns.gen++
 	start = max(start, ns.s[0].begin)
 	if end < start+ns.res {
 		// A job always holds at least one resolution step.
@@ -274,7 +289,8 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 // usable sets avail to orig narrowed to the nodes free in every slot
 // overlapping [start, end] and returns later_start: the end of the first
 // overlapping slot after which more nodes are free, 0 if none (the slot
-// walk of _attempt_backfill), and the number of nodes in avail.
+// walk of _attempt_backfill), and the number of nodes in avail, which
+// must not share orig's storage.
 //
 // The walk's answer reads two things of the slots: the AND of those the
 // window overlaps, and the first slot from the window's start after which
@@ -284,7 +300,7 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 // plainUsable in the tests, the walk as written). After the window's
 // first slot, each slot changes the AND only in the words where it took
 // nodes (taken), and frees a node only in its freed words: the walk reads
-// those.
+// those, and a job's next round reuses the last AND (and).
 func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, int) {
 	copy(avail, orig)
 	// Outside the words where orig has members avail is empty and stays
@@ -298,22 +314,8 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 		return 0, bitops.Count(avail[lo:hi])
 	}
 	ns.hint = k0
-	if s := &ns.s[ns.order[k0]]; s.begin <= end {
-		avail[lo:hi].And(s.avail[lo:hi])
-		// avail is within the last slot ANDed, which has every node of
-		// the next one outside the words the next one took.
-		for k := k0 + 1; k < n; k++ {
-			s := &ns.s[ns.order[k]]
-			if s.begin > end {
-				break
-			}
-			for m, w := range ns.taken(ns.order[k]) {
-				for ; w != 0; w &= w - 1 {
-					i := m*64 + bits.TrailingZeros64(w)
-					avail[i] &= s.avail[i]
-				}
-			}
-		}
+	if ns.s[ns.order[k0]].begin <= end {
+		ns.and(avail, orig, lo, hi, k0, end)
 	}
 	count := bitops.Count(avail[lo:hi])
 	// The walk tests every slot it visits that has a next one: the
@@ -334,7 +336,68 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 	return 0, count
 }
 
-// frees reports whether a node of orig is free in the slot after position k and not in the one at k.
+// and narrows avail (orig's words [lo, hi), in other storage) to the
+// slots from position k0 (which begins by end) to the last that begins by
+// end. A job's next round asks from a later k0 with the same orig, to a
+// later end: the AND of the last call, over positions [w.k0, w.k1), then
+// holds but in the words where a slot after w.k0 up to k0 freed a node
+// (elsewhere each slot from w.k0 to k0 holds the next one's nodes), so
+// only those are walked again, then the slots past w.k1.
+func (ns *nodeSpace) and(avail, orig bitset.Set, lo, hi, k0 int, end int64) {
+	n := len(ns.order)
+	w := &ns.last
+	from := k0 + 1
+	if w.gen == ns.gen && w.lo == lo && w.hi == hi && w.k0 <= k0 && k0 < w.k1 && ns.s[ns.order[w.k1-1]].begin <= end && slices.Equal(w.orig, orig[lo:hi]) {
+		copy(avail[lo:hi], w.and)
+		redo := append(w.redo[:0], make([]uint64, ns.mw)...)
+		for k := w.k0 + 1; k <= k0; k++ {
+			for m, f := range ns.freed(ns.order[k]) {
+				redo[m] |= f
+			}
+		}
+		s := ns.s[ns.order[k0]].avail
+		for m, b := range redo {
+			for ; b != 0; b &= b - 1 {
+				i := m*64 + bits.TrailingZeros64(b)
+				avail[i] = orig[i] & s[i]
+			}
+		}
+		for k := k0 + 1; k < w.k1; k++ {
+			s := ns.s[ns.order[k]].avail
+			for m, t := range ns.taken(ns.order[k]) {
+				for t &= redo[m]; t != 0; t &= t - 1 {
+					i := m*64 + bits.TrailingZeros64(t)
+					avail[i] &= s[i]
+				}
+			}
+		}
+		w.redo = redo
+		from = w.k1
+	} else {
+		avail[lo:hi].And(ns.s[ns.order[k0]].avail[lo:hi])
+	}
+	// avail is within the last slot ANDed, which has every node of the
+	// next one outside the words the next one took.
+	k := from
+	for ; k < n; k++ {
+		s := &ns.s[ns.order[k]]
+		if s.begin > end {
+			break
+		}
+		for m, t := range ns.taken(ns.order[k]) {
+			for ; t != 0; t &= t - 1 {
+				i := m*64 + bits.TrailingZeros64(t)
+				avail[i] &= s.avail[i]
+			}
+		}
+	}
+	w.gen, w.lo, w.hi, w.k0, w.k1 = ns.gen, lo, hi, k0, k
+	w.orig = append(w.orig[:0], orig[lo:hi]...)
+	w.and = append(w.and[:0], avail[lo:hi]...)
+}
+
+// frees reports whether a node of orig is free in the slot after
+// position k and not in the one at k.
 func (ns *nodeSpace) frees(orig bitset.Set, k int) bool {
 	cur, next := ns.s[ns.order[k]].avail, ns.s[ns.order[k+1]].avail
 	for m, w := range ns.freed(ns.order[k+1]) {

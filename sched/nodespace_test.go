@@ -73,7 +73,7 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 		for k := r.IntN(40); k > 0; k-- {
 			if r.IntN(4) == 0 {
 				probe := bitset.New(n)
-				if later, _ := ns.usable(probe, probe, now+int64(r.IntN(15000)), now+int64(r.IntN(20000))); later < 0 {
+				if later, _ := ns.usable(bitset.New(n), probe, now+int64(r.IntN(15000)), now+int64(r.IntN(20000))); later < 0 {
 					t.Fatal("negative later_start")
 				}
 			}
