@@ -326,6 +326,14 @@ recordLoop:
 				// A node still completing (a victim's epilog): the job
 				// cannot start before the next second.
 				start, laterStart = now+1, 0
+				if !noReserve && q.crossesResv(j, chosen, start, limit) {
+					// A second later its nodes meet a reservation:
+					// try again from that start, as for a later
+					// will-run answer, so no plan crosses it.
+					laterStart = start
+					j.Start = 0
+					continue
+				}
 			}
 			if start <= now {
 				track.nowDep = true
