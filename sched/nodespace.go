@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"math/bits"
 	"slices"
 	"sort"
 
@@ -31,29 +30,10 @@ type nodeSpace struct {
 	// search, instead of following the list from slot 0.
 	order []int
 	dirty bool
-	// marks holds two word masks per slot index i, each of mw words: at
-	// marks[2*i*mw:] the words of avail where a node is free in the slot
-	// before i in the list and not in i (taken), at marks[(2*i+1)*mw:]
-	// the words where one is free in i and not in the slot before
-	// (freed), or more. A reservation changes a few words, so the slot
-	// walk ANDs and tests only those (usable).
-	marks []uint64
-	mw    int
-	// hint is the position of the first slot of usable's last window: a
-	// job's rounds ask about later and later windows.
-	hint int
-	// gen counts the changes of the slots' node sets and order; last is
-	// the AND of usable's last window while gen stays.
+	// gen counts the changes of the slots; walk is usable's work kept
+	// for the next call while gen stays.
 	gen  uint64
-	last lastAnd
-}
-
-// lastAnd is the AND of orig's words [lo, hi) over the slots at positions
-// [k0, k1) of order, on the map of generation gen; redo is scratch.
-type lastAnd struct {
-	gen             uint64
-	lo, hi, k0, k1  int
-	orig, and, redo []uint64
+	walk slotWalk
 }
 
 // ordered remakes order if the slots changed since.
@@ -120,11 +100,8 @@ func newNodeSpace(now, window, res int64, n int, avail *roaring.Bitmap) *nodeSpa
 func (ns *nodeSpace) reset(now, window, res int64, n int, avail *roaring.Bitmap) {
 	ns.res, ns.n = res, n
 	ns.order, ns.dirty = ns.order[:0], true
-	ns.s = append(ns.s[:0], slot{avail: ns.spare(0)})
-	ns.hint = 0
 	ns.gen++
-	ns.mw = ((n+63)/64 + 63) / 64
-	ns.marks = append(ns.marks[:0], make([]uint64, 2*ns.mw)...)
+	ns.s = append(ns.s[:0], slot{avail: ns.spare(0)})
 	ns.s[0] = slot{begin: now / res * res, end: (now + window) / res * res, avail: ns.s[0].avail.Fill(avail)}
 }
 
@@ -176,7 +153,6 @@ func (ns *nodeSpace) split(j int, t int64) int {
 	avail := ns.spare(i)
 	copy(avail, ns.s[j].avail)
 	ns.s = append(ns.s, slot{begin: t, end: ns.s[j].end, avail: avail, next: ns.s[j].next})
-	ns.marks = append(ns.marks, make([]uint64, 2*ns.mw)...)
 	ns.s[j].end = t
 	ns.s[j].next = i
 	return i
@@ -196,7 +172,7 @@ func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 	// Only the words holding nodes change: a job's nodes are often one
 	// range of ids.
 	lo, hi := nodes.Span()
-	placed, first := false, true
+	placed := false
 	oneBefore, oneAfter := 0, -1
 	j := 0
 	for {
@@ -224,16 +200,9 @@ func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 			ns.split(j, end)
 		}
 		ns.s[j].avail[lo:hi].AndNot(nodes[lo:hi])
-		if first {
-			// The nodes are taken at the reservation's start ...
-			mark(ns.taken(j), nodes, lo, hi)
-			first = false
-		}
 		if end == ns.s[j].end {
-			if k := ns.s[j].next; k != 0 {
-				// ... and freed at its end.
-				mark(ns.freed(k), nodes, lo, hi)
-				oneAfter = k
+			if ns.s[j].next != 0 {
+				oneAfter = ns.s[j].next
 			}
 			break
 		}
@@ -250,23 +219,6 @@ func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 		ns.s[i].end = ns.s[k].end
 		ns.s[i].next = ns.s[k].next
 		break
-	}
-}
-
-// taken is the mask of the words of slot i's avail where a node is
-// reserved from its begin on (marks).
-func (ns *nodeSpace) taken(i int) []uint64 { return ns.marks[2*i*ns.mw : (2*i+1)*ns.mw] }
-
-// freed is the mask of the words of slot i's avail where a node is free
-// from its begin on (marks).
-func (ns *nodeSpace) freed(i int) []uint64 { return ns.marks[(2*i+1)*ns.mw : (2*i+2)*ns.mw] }
-
-// mark adds to mask the words [lo, hi) of nodes that have a member.
-func mark(mask []uint64, nodes bitset.Set, lo, hi int) {
-	for i := lo; i < hi; i++ {
-		if nodes[i] != 0 {
-			mask[i/64] |= 1 << (i % 64)
-		}
 	}
 }
 
@@ -289,18 +241,19 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 // usable sets avail to orig narrowed to the nodes free in every slot
 // overlapping [start, end] and returns later_start: the end of the first
 // overlapping slot after which more nodes are free, 0 if none (the slot
-// walk of _attempt_backfill), and the number of nodes in avail, which
-// must not share orig's storage.
+// walk of _attempt_backfill), and the number of nodes in avail.
 //
 // The walk's answer reads two things of the slots: the AND of those the
 // window overlaps, and the first slot from the window's start after which
 // a node of orig becomes free (until one is found, the walk's narrowed
 // nodes are orig's in the current slot, so its test "are orig's nodes of
 // the next slot a subset of the narrowed ones" asks just that; see
-// plainUsable in the tests, the walk as written). After the window's
-// first slot, each slot changes the AND only in the words where it took
-// nodes (taken), and frees a node only in its freed words: the walk reads
-// those, and a job's next round reuses the last AND (and).
+// plainUsable in the tests, the walk as written). A job's TRY_LATER rounds
+// ask with the same orig on the same map, each from a later start, so
+// ns.walk keeps both between calls: the AND over a window that slides
+// right as a queue of two stacks, each slot ANDed in twice and none past
+// the point where the AND is empty (as the walk as written stops there),
+// and the freeing test per slot.
 func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, int) {
 	copy(avail, orig)
 	// Outside the words where orig has members avail is empty and stays
@@ -308,20 +261,18 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 	// often one range of ids.
 	lo, hi := orig.Span()
 	ns.ordered()
+	w := ns.walkFor(orig[lo:hi], lo)
 	n := len(ns.order)
-	k0 := seek(n, ns.hint, func(p int) bool { return ns.s[ns.order[p]].end > start })
+	k0 := seek(n, w.front, func(p int) bool { return ns.s[ns.order[p]].end > start })
 	if k0 == n {
 		return 0, bitops.Count(avail[lo:hi])
 	}
-	ns.hint = k0
-	if ns.s[ns.order[k0]].begin <= end {
-		ns.and(avail, orig, lo, hi, k0, end)
-	}
+	w.and(ns, avail[lo:hi], k0, end)
 	count := bitops.Count(avail[lo:hi])
 	// The walk tests every slot it visits that has a next one: the
 	// overlapping ones and the first after them.
 	for k := k0; k+1 < n; k++ {
-		if ns.frees(orig, k) {
+		if w.frees(ns, k) {
 			return ns.s[ns.order[k]].end, count
 		}
 		if ns.s[ns.order[k]].begin > end {
@@ -336,77 +287,114 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 	return 0, count
 }
 
-// and narrows avail (orig's words [lo, hi), in other storage) to the
-// slots from position k0 (which begins by end) to the last that begins by
-// end. A job's next round asks from a later k0 with the same orig, to a
-// later end: the AND of the last call, over positions [w.k0, w.k1), then
-// holds but in the words where a slot after w.k0 up to k0 freed a node
-// (elsewhere each slot from w.k0 to k0 holds the next one's nodes), so
-// only those are walked again, then the slots past w.k1.
-func (ns *nodeSpace) and(avail, orig bitset.Set, lo, hi, k0 int, end int64) {
-	n := len(ns.order)
-	w := &ns.last
-	from := k0 + 1
-	if w.gen == ns.gen && w.lo == lo && w.hi == hi && w.k0 <= k0 && k0 < w.k1 && ns.s[ns.order[w.k1-1]].begin <= end && slices.Equal(w.orig, orig[lo:hi]) {
-		copy(avail[lo:hi], w.and)
-		redo := append(w.redo[:0], make([]uint64, ns.mw)...)
-		for k := w.k0 + 1; k <= k0; k++ {
-			for m, f := range ns.freed(ns.order[k]) {
-				redo[m] |= f
-			}
-		}
-		s := ns.s[ns.order[k0]].avail
-		for m, b := range redo {
-			for ; b != 0; b &= b - 1 {
-				i := m*64 + bits.TrailingZeros64(b)
-				avail[i] = orig[i] & s[i]
-			}
-		}
-		for k := k0 + 1; k < w.k1; k++ {
-			s := ns.s[ns.order[k]].avail
-			for m, t := range ns.taken(ns.order[k]) {
-				for t &= redo[m]; t != 0; t &= t - 1 {
-					i := m*64 + bits.TrailingZeros64(t)
-					avail[i] &= s[i]
-				}
-			}
-		}
-		w.redo = redo
-		from = w.k1
-	} else {
-		avail[lo:hi].And(ns.s[ns.order[k0]].avail[lo:hi])
+// slotWalk is what usable keeps between the calls of one job's rounds,
+// valid while the map (gen) and orig's words from lo stay the same.
+type slotWalk struct {
+	gen  uint64
+	lo   int
+	orig []uint64
+	// The AND of orig and the slots at positions [front, back) of
+	// ns.order, kept as a queue of two stacks: for p in [front, mid), suf
+	// holds orig AND the slots [p, mid) at p*len(orig), sufAny whether it
+	// has a member; acc is orig AND the slots [mid, back), accAny whether
+	// it has one. Once either part is empty so is the AND of any window
+	// that holds it: back then stays short of the window's end.
+	front, mid, back int
+	suf, acc         []uint64
+	sufAny           []bool
+	accAny           bool
+	// freed[k] is 1 when a node of orig is free in the slot after
+	// position k and not in k, 2 when none is, 0 not yet known.
+	freed []uint8
+}
+
+// walkFor is ns.walk for orig's words from lo, started afresh when the
+// map or orig changed since its last use.
+func (ns *nodeSpace) walkFor(orig []uint64, lo int) *slotWalk {
+	w := &ns.walk
+	if w.gen == ns.gen && w.lo == lo && slices.Equal(w.orig, orig) {
+		return w
 	}
-	// avail is within the last slot ANDed, which has every node of the
-	// next one outside the words the next one took.
-	k := from
-	for ; k < n; k++ {
-		s := &ns.s[ns.order[k]]
-		if s.begin > end {
-			break
+	w.gen, w.lo, w.orig = ns.gen, lo, append(w.orig[:0], orig...)
+	w.front, w.mid, w.back = 0, 0, 0
+	w.freed = append(w.freed[:0], make([]uint8, len(ns.order))...)
+	return w
+}
+
+// slot is the words of the slot at position k that the walk reads.
+func (w *slotWalk) slot(ns *nodeSpace, k int) []uint64 {
+	return ns.s[ns.order[k]].avail[w.lo : w.lo+len(w.orig)]
+}
+
+// and narrows dst (orig's words) to the slots from position k0 that
+// begin by end, moving the kept window there: it only slides right, else
+// it restarts.
+func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
+	nw := len(w.orig)
+	switch {
+	case k0 < w.front || k0 >= w.back || ns.s[ns.order[w.back-1]].begin > end:
+		w.front, w.mid, w.back = k0, k0, k0
+		w.acc, w.accAny = append(w.acc[:0], w.orig...), true
+	case k0 > w.mid:
+		// The first stack is used up: the second becomes it, with the
+		// AND of each suffix from k0.
+		if need := w.back * nw; len(w.suf) < need {
+			w.suf = append(w.suf, make([]uint64, need-len(w.suf))...)
 		}
-		for m, t := range ns.taken(ns.order[k]) {
-			for ; t != 0; t &= t - 1 {
-				i := m*64 + bits.TrailingZeros64(t)
-				avail[i] &= s.avail[i]
-			}
+		if len(w.sufAny) < w.back {
+			w.sufAny = append(w.sufAny, make([]bool, w.back-len(w.sufAny))...)
 		}
+		next := w.orig
+		for p := w.back - 1; p >= k0; p-- {
+			sp, sl := w.suf[p*nw:(p+1)*nw], w.slot(ns, p)
+			w.sufAny[p], next = andOf(sp, sl, next), sp
+		}
+		w.mid = w.back
+		w.acc, w.accAny = append(w.acc[:0], w.orig...), true
 	}
-	w.gen, w.lo, w.hi, w.k0, w.k1 = ns.gen, lo, hi, k0, k
-	w.orig = append(w.orig[:0], orig[lo:hi]...)
-	w.and = append(w.and[:0], avail[lo:hi]...)
+	w.front = k0
+	if w.front < w.mid && !w.sufAny[w.front] {
+		clear(dst)
+		return
+	}
+	for n := len(ns.order); w.accAny && w.back < n && ns.s[ns.order[w.back]].begin <= end; w.back++ {
+		w.accAny = andOf(w.acc, w.acc, w.slot(ns, w.back))
+	}
+	switch {
+	case !w.accAny:
+		clear(dst)
+	case w.front < w.mid:
+		bitops.And2(dst, w.suf[w.front*nw:(w.front+1)*nw], w.acc)
+	default:
+		copy(dst, w.acc)
+	}
+}
+
+// andOf sets d to a AND b and reports whether it has a member. The
+// operands are a few dozen words: a plain loop beats a call to the vector
+// kernels there.
+func andOf(d, a, b []uint64) bool {
+	a, b = a[:len(d)], b[:len(d)]
+	var any uint64
+	for i := range d {
+		d[i] = a[i] & b[i]
+		any |= d[i]
+	}
+	return any != 0
 }
 
 // frees reports whether a node of orig is free in the slot after
 // position k and not in the one at k.
-func (ns *nodeSpace) frees(orig bitset.Set, k int) bool {
-	cur, next := ns.s[ns.order[k]].avail, ns.s[ns.order[k+1]].avail
-	for m, w := range ns.freed(ns.order[k+1]) {
-		for ; w != 0; w &= w - 1 {
-			i := m*64 + bits.TrailingZeros64(w)
-			if orig[i]&next[i]&^cur[i] != 0 {
-				return true
+func (w *slotWalk) frees(ns *nodeSpace, k int) bool {
+	if w.freed[k] == 0 {
+		w.freed[k] = 2
+		cur, next := w.slot(ns, k), w.slot(ns, k+1)
+		for i, o := range w.orig {
+			if o&next[i]&^cur[i] != 0 {
+				w.freed[k] = 1
+				break
 			}
 		}
 	}
-	return false
+	return w.freed[k] == 1
 }
