@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,7 +37,7 @@ type simFlags struct {
 	nodes                               nodesFlags
 	trace, policy, overrun, alloc, part string
 	jsonOut, jobsOut, params, estimate  string
-	plotDir                             string
+	plotDir, cpuprofile                 string
 	seed                                uint64
 	synthJobs                           int
 	keepCancelled, compare              bool
@@ -109,6 +110,7 @@ Exit status: 0 after a run, 2 for invalid input, 1 for unreadable files.`,
 	fl.BoolVar(&f.compare, "compare-recorded", false, "set the replay beside the schedule the trace recorded (its jobs' own start times): waits per size class and partition, utilization")
 	fl.StringVar(&f.jsonOut, "json", "", "write the metrics as JSON to this file")
 	fl.StringVar(&f.plotDir, "plot", "", "write SVG plots into this directory: queue.svg, utilization.svg, wait-cdf.svg")
+	fl.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile of the replay (go tool pprof reads it) to this file")
 	fl.StringVar(&f.jobsOut, "jobs-out", "", "write every job's outcome to this file: CSV, or JSON Lines for .jsonl/.json")
 	fl.StringVar(&f.params, "scheduler-parameters", "", "SchedulerParameters, e.g. bf_window=2880,bf_resolution=300 (default: the slurm.conf's)")
 	fl.StringVar(&f.prio, "priority", "basic", "priority plugin: basic (FIFO) or multifactor (weights from the slurm.conf, associations from the trace's users)")
@@ -266,7 +268,14 @@ func (f *simFlags) simulate(cmd *cobra.Command) (*simOutcome, error) {
 		opt.Progress = func(done float64) { _ = bar.Set(int(done * 1000)) }
 		defer func() { _ = bar.Finish() }()
 	}
+	stop, err := startCPUProfile(f.cpuprofile)
+	if err != nil {
+		return nil, err
+	}
 	res, err := sim.Run(tr, opt)
+	if perr := stop(); perr != nil && err == nil {
+		return nil, perr
+	}
 	if err != nil {
 		return nil, invalidInput(err)
 	}
@@ -512,4 +521,24 @@ func simReservations(vals []string) ([]sim.Reservation, error) {
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// startCPUProfile profiles the process into path until the returned
+// function is called; with no path it does nothing.
+func startCPUProfile(path string) (func() error, error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	fh, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(fh); err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return fh.Close()
+	}, nil
 }

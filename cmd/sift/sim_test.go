@@ -127,6 +127,26 @@ func TestSimPlots(t *testing.T) {
 	}
 }
 
+// TestSimWritesACPUProfile: --cpuprofile leaves a profile go tool pprof
+// reads (gzip-compressed protobuf), and an unwritable path is a runtime error.
+func TestSimWritesACPUProfile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.prof")
+	if _, errOut, code := runCLI("sim", "--trace", "testdata/sim/known.swf", "--cpuprofile", path); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("profile is not gzip data: % x", b[:min(len(b), 8)])
+	}
+	bad := filepath.Join(t.TempDir(), "missing", "cpu.prof")
+	if _, errOut, code := runCLI("sim", "--trace", "testdata/sim/known.swf", "--cpuprofile", bad); code != exitRuntime || !strings.Contains(errOut, "--cpuprofile") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+}
+
 // TestSimCompareRecorded: a hand-made sacct slice of a small site replayed
 // with --compare-recorded prints sift's waits beside the recorded ones per
 // size class, both utilizations and the idle waits (golden), and --json
