@@ -44,6 +44,9 @@ type fuzzWorld struct {
 	cfg   Config
 	// begins gives some submitted jobs a begin time after their submit.
 	begins bool
+	// tested is each job's place in the last backfill pass's queue, read
+	// after the pass (nil when none ran).
+	tested map[uint32]int
 }
 
 // plainPlugin hides a select plugin's optional fast paths
@@ -202,9 +205,25 @@ func (w *fuzzWorld) submit(t *testing.T, g *byteGen, id uint32, now int64) {
 }
 
 // queueBefore reports whether a comes before b in sort_job_queue2's order
-// (single-partition jobs; jobs naming a reservation first).
+// (single-partition jobs): a job that may preempt the other first, then
+// jobs naming a reservation. With preemption that order is not transitive
+// and slurmctld's merge sort decides it, so a must also have been tested
+// before b in the backfill pass (w.tested).
 func (w *fuzzWorld) queueBefore(a, b *Job) bool {
-	ta, tb := w.cl.Partitions[a.Partitions[0]].PriorityTier, w.cl.Partitions[b.Partitions[0]].PriorityTier
+	pa, pb := w.cl.Partitions[a.Partitions[0]], w.cl.Partitions[b.Partitions[0]]
+	ta, tb := pa.PriorityTier, pb.PriorityTier
+	if w.q.opt.Preempt.enabled() {
+		if w.tested != nil && w.tested[a.ID] > w.tested[b.ID] {
+			return false
+		}
+		// preempt_g_job_preempt_check: a job of a higher tier on shared
+		// nodes goes before a reservation's job too, and may start on the
+		// nodes that job is then planned on (lab/slurm/sched/resv,
+		// resv-preempt.json p01).
+		if ta != tb && pa.Nodes.Intersects(pb.Nodes) {
+			return ta > tb
+		}
+	}
 	if ra, rb := a.Reservation != "", b.Reservation != ""; ra != rb {
 		return ra
 	}
@@ -383,6 +402,12 @@ func runPasses(t *testing.T, data []byte, plain bool) string {
 				j.PlannedNodes = nil
 			}
 			w.q.BackfillPass(now, bf)
+			w.tested = map[uint32]int{}
+			for i, r := range w.q.recBuf {
+				if _, ok := w.tested[r.e.j.ID]; !ok {
+					w.tested[r.e.j.ID] = i
+				}
+			}
 			var reserved []*Job
 			for _, j := range w.q.Jobs() {
 				if j.State == Pending && j.PlannedNodes != nil && j.Start > now {

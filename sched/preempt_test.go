@@ -660,3 +660,42 @@ func TestGangLinearRequeueVictimIsWaitedFor(t *testing.T) {
 		t.Errorf("after the victim's epilog: %s, want RUNNING n1,n2", got)
 	}
 }
+
+// TestPreemptQueueOrderPutsHigherTierBeforeReservationJob is
+// sort_job_queue2 with preempt/partition_prio: preempt_g_job_preempt_check
+// comes before the reservation test, so a job of a higher tier on shared
+// nodes is tested before a lower tier's job naming a reservation, and may
+// run on the nodes that job waits for, delaying it; a job of the same tier
+// stays behind it. Recorded: lab/slurm/sched/resv/recorded/resv-preempt.json
+// (p01, p02: a FLEX reservation on n1, n2 busy for 10 minutes, the
+// reservation's 3-node job pending, then n3 comes free). FuzzSchedulePasses
+// found it (seed 5b5fd5a3f3eb286b: a tier-1 job without a reservation
+// backfilled over the node a tier-0 FLEX reservation job was then planned
+// on); its invariant exempts it.
+func TestPreemptQueueOrderPutsHigherTierBeforeReservationJob(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		part    string
+		wantB   string
+		wantRes int64
+	}{
+		{"a higher tier's job runs on the nodes the reservation job waits for", "hipart", "RUNNING n3", 1000 + 1800},
+		{"a same tier's job stays behind the reservation job", "lo", "PENDING Priority", 1600},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newFixture(t, nodesN("n", 1, 3, "lo", "hipart"), Backfill{}, DefaultConfig(), map[string]Partition{"lo": {PreemptMode: PreemptOff}}, true)
+			f.q.opt.Preempt = Preemption{Type: PreemptPartitionPrio, Mode: PreemptCancel, KillWait: DefaultKillWait}
+			f.resv("r1", "n1", 0, 0, 3600, ResvFlex)
+			f.running(10, "hipart", "n2", 0, 1600)
+			a := f.submit(2, 100, "nodes=3,exclusive,partition=lo,time=10", inResv("r1"))
+			b := f.submit(3, 100, "nodes=1,exclusive,partition="+c.part+",time=30")
+			f.pass(1000)
+			if got := f.outcome(b); got != c.wantB {
+				t.Errorf("job B: %s, want %s", got, c.wantB)
+			}
+			if got := f.outcome(a); got != "PENDING Resources" || a.Start != c.wantRes {
+				t.Errorf("reservation job: %s from %d, want PENDING Resources from %d", got, a.Start, c.wantRes)
+			}
+		})
+	}
+}

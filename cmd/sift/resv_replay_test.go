@@ -320,7 +320,7 @@ func replayResvCase(ci int, conf string, c resvCase) (diffs, submitDiffs []strin
 
 // resvQueue is the recording's cluster and scheduler (slurm.conf's
 // SelectType, SchedulerType and SchedulerParameters, with the lab's
-// batch_sched_delay=0).
+// batch_sched_delay=0, and its PreemptType).
 func resvQueue(conf string) (*sched.Queue, *job.Cluster, string, error) {
 	inv, _, err := inventory.ParseSlurmConf("slurm.conf", []byte(conf), func(string) ([]byte, error) {
 		return nil, fmt.Errorf("no includes in a recording")
@@ -352,8 +352,11 @@ func resvQueue(conf string) (*sched.Queue, *job.Cluster, string, error) {
 			}
 		}
 	}
-	return sched.NewQueue(sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg, Partitions: schedPartitions(inv.Partitions)}),
-		cl, defaultPartition(inv.Partitions), nil
+	opt := sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg, Partitions: schedPartitions(inv.Partitions)}
+	if err := replayPreemption(&opt, inv, ""); err != nil {
+		return nil, nil, "", err
+	}
+	return sched.NewQueue(opt), cl, defaultPartition(inv.Partitions), nil
 }
 
 // resvFromArgs reads the `scontrol create reservation` arguments of a

@@ -523,17 +523,8 @@ func schedReplayQueue(conf, sacctmgr, drained string, race *epilogRelease) (*sch
 	}
 	opt := sched.Options{Cluster: cl, Plugin: p, Scheduler: s, Config: cfg,
 		Partitions: schedPartitions(inv.Partitions), DefMemPerCPU: inv.DefMemPerCPU, MaxMemPerCPU: inv.MaxMemPerCPU}
-	if inv.Preempt["preempttype"] != "" {
-		cmd := &cobra.Command{}
-		var pf preemptFlags
-		pf.register(cmd)
-		if opt.Preempt, err = preemptConfig(cmd, &pf, inv, nil, opt.Partitions, &opt.Config, inv.SchedulerParameters); err != nil {
-			return nil, nil, 0, "", err
-		}
-		if opt.Preempt.QOS, err = sacctmgrQOS(sacctmgr); err != nil {
-			return nil, nil, 0, "", err
-		}
-		opt.PartitionOrder = partitionOrder(inv.Partitions)
+	if err := replayPreemption(&opt, inv, sacctmgr); err != nil {
+		return nil, nil, 0, "", err
 	}
 	if race != nil {
 		race.configure(&opt)
@@ -543,6 +534,27 @@ func schedReplayQueue(conf, sacctmgr, drained string, race *epilogRelease) (*sch
 		race.attach(q, cl)
 	}
 	return q, cl, int64(cfg.BFResolution/time.Second) + 1, defaultPartition(inv.Partitions), nil
+}
+
+// replayPreemption turns preemption on in opt when the recording's
+// slurm.conf names a PreemptType, as sift schedule reads it, with the QOS
+// of its sacctmgr lines.
+func replayPreemption(opt *sched.Options, inv *inventory.Cluster, sacctmgr string) error {
+	if inv.Preempt["preempttype"] == "" {
+		return nil
+	}
+	cmd := &cobra.Command{}
+	var pf preemptFlags
+	pf.register(cmd)
+	var err error
+	if opt.Preempt, err = preemptConfig(cmd, &pf, inv, nil, opt.Partitions, &opt.Config, inv.SchedulerParameters); err != nil {
+		return err
+	}
+	if opt.Preempt.QOS, err = sacctmgrQOS(sacctmgr); err != nil {
+		return err
+	}
+	opt.PartitionOrder = partitionOrder(inv.Partitions)
+	return nil
 }
 
 // replayDeps reads TYPE:@K[:@K...] (or singleton); @K is the K-th
