@@ -62,6 +62,13 @@ type Answer struct {
 	CPUs  int
 	End   int64
 	Err   error
+	// Monotone says that a set of fitting candidates smaller than one
+	// the job failed on fails too (the plugin's test depends on their
+	// count alone), and Checked is the count of the plugin's changes
+	// the answer is known to hold across: a plugin that keeps answers
+	// across some changes of its running jobs reads both (linear).
+	Monotone bool
+	Checked  int
 }
 
 // Memo remembers a select plugin's will-run answers while its state (its
@@ -129,6 +136,16 @@ func (m *Memo) Put(h uint64, s *Shape, extra int, cand bitset.Set, a Answer) *An
 	m.m[h] = e
 	m.used = append(m.used, e)
 	return &e.Answer
+}
+
+// Replace makes the remembered answer at a (from Get or Put) b, copying
+// its nodes into a's storage.
+func (m *Memo) Replace(a *Answer, b Answer) {
+	nodes := a.Nodes
+	*a = b
+	if b.Nodes != nil {
+		a.Nodes = append(nodes[:0], b.Nodes...)
+	}
 }
 
 // Reset forgets every answer; their storage serves the next ones, so an

@@ -100,7 +100,7 @@ func (p *Plugin) jobTest(w *want, cand, out bitset.Set, minN, maxN, reqN int) (i
 // is allowed, whatever the runs, so it takes min(count, maxN, the nodes
 // the job needs).
 func (p *Plugin) countThreshold(w *want, minN, maxN, reqN int) (int, bool) {
-	if w.required != nil || w.perCore != 0 || p.uniformCPUs <= 0 || slowScan || w.contiguous {
+	if !p.countDecides(w) {
 		return 0, false
 	}
 	a := p.uniformCPUs
@@ -121,6 +121,12 @@ func (p *Plugin) countThreshold(w *want, minN, maxN, reqN int) (int, bool) {
 		return cpus <= 0 && (left <= 0 || enoughNodes(0, left, minN, reqN))
 	}
 	return sort.Search(p.cl.N+1, fits), true
+}
+
+// countDecides reports whether jobTest's answer for w depends on the
+// count of its candidates alone (countThreshold's case).
+func (p *Plugin) countDecides(w *want) bool {
+	return w.required == nil && w.perCore == 0 && p.uniformCPUs > 0 && !slowScan && !w.contiguous
 }
 
 // need is what a job still needs while jobTest takes nodes for it, and

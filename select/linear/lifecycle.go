@@ -57,7 +57,9 @@ func (p *Plugin) Begin(r *job.Request, a *job.Allocation) error {
 		rec.totalCPUs += p.cl.CPUs[id]
 		return true
 	})
+	gen := exp.gen
 	exp.add(rec)
+	p.noteChange(exp, gen, rec)
 	p.st = exp
 	return nil
 }
@@ -68,7 +70,9 @@ func (p *Plugin) Fini(id uint32) error {
 	if !ok {
 		return lifecycleError("fini", id, job.ErrNoJob)
 	}
+	gen := p.st.gen
 	p.st.remove(j, true)
+	p.noteChange(p.st, gen, j)
 	return nil
 }
 

@@ -38,6 +38,13 @@ type Plugin struct {
 	cfg Config
 	st  *state
 	rel *releaseChain // will-run's view of st, rebuilt when st changes
+	// changed holds the jobs started or ended on logSt since the release
+	// chain was made, while they are all its changes (logGen is logSt's
+	// generation after the last), so that the chain keeps its answers
+	// (noteChange).
+	changed []*record
+	logSt   *state
+	logGen  uint64
 
 	usable bitset.Set
 	live   bitset.Set

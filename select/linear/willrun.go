@@ -29,15 +29,18 @@ type releaseChain struct {
 	// freed holds, per running-job count a node may share with
 	// (maxRun), the nodes in the order releases free them; see freedAt.
 	freed map[int]*freeOrder
-	// memo holds will-run's answers on this state (willRunMemo).
-	memo job.Memo
+	// memo holds will-run's answers (willRunMemo), kept across the
+	// starts and ends of jobs in changes while they still hold (holds).
+	memo    job.Memo
+	changes []*record
 	// last holds willRunReach's last answer to each question, valid
 	// while its epoch is the chain's (chain counts the states it is
 	// made for).
 	last  map[reachKey]*reachAnswer
 	epoch uint64
-	// reused counts the answers last gave (for tests).
-	reused int
+	// reused counts the answers last gave, carried those memo gave
+	// after a change (for tests).
+	reused, carried int
 }
 
 // reachKey is what willRunReach reads of a question besides its
@@ -182,6 +185,16 @@ func (p *Plugin) chain() *releaseChain {
 	if c == nil || len(c.marked) != (p.cl.N+63)/64 {
 		c = &releaseChain{scratch: &state{}, marked: bitset.New(p.cl.N), freed: map[int]*freeOrder{}, last: map[reachKey]*reachAnswer{}}
 	}
+	// The answers stay, to be checked against the changes when asked
+	// again, when the jobs started and ended since are all the changes.
+	if c.base == st && p.logSt == st && p.logGen == st.gen && len(c.changes)+len(p.changed) <= changeLimit {
+		c.changes = append(c.changes, p.changed...)
+	} else {
+		c.changes = c.changes[:0]
+		c.memo.Reset()
+	}
+	clear(p.changed)
+	p.changed, p.logSt, p.logGen = p.changed[:0], st, st.gen
 	running := c.running[:0]
 	for _, j := range st.jobs {
 		running = append(running, j)
@@ -204,9 +217,49 @@ func (p *Plugin) chain() *releaseChain {
 	for _, o := range c.freed {
 		o.stale = true
 	}
-	c.memo.Reset()
 	p.rel = c
 	return c
+}
+
+// changeLimit bounds the changes a chain checks its answers against;
+// past it the answers are forgotten.
+const changeLimit = 1 << 10
+
+// noteChange logs j, started or ended on st (from generation gen), when
+// the log holds every change of st since the chain was made.
+func (p *Plugin) noteChange(st *state, gen uint64, j *record) {
+	if p.logSt == st && p.logGen == gen {
+		p.changed = append(p.changed, j)
+		p.logGen = st.gen
+	}
+}
+
+// holds reports whether a, remembered for candidates cand, is still the
+// answer after the changes since a.Checked. A change's job j holds or
+// held nodes whose fit changes; no other node's does. The answer is the
+// first release k after which the candidates that fit, F(k), pass the
+// best fit (a failure: none does), and j's start or end changes F only
+// on j's nodes: before j's release they lose nodes to j (a start) or
+// gain j's (an end), and from it on they are the old ones (shifted by
+// one release). So an answer on candidates without j's nodes holds. An
+// answer after j's release (a later end: the chain's order is by end,
+// then id; a failure) holds too when a smaller set fails wherever a
+// larger one did (a.Monotone; jobTest is not so in general): the sets
+// before j's release are then smaller than ones the walk failed on
+// (without j: F(k); with j gone: F at j's old release), the sets after
+// it are the old ones, and the answer's is the same set at the same end.
+func (c *releaseChain) holds(a *job.Answer, cand bitset.Set) bool {
+	for _, j := range c.changes[a.Checked:] {
+		if a.Monotone && (a.Err != nil || a.End != job.FitsNow && a.End > j.end) {
+			continue
+		}
+		for _, id := range j.nodes {
+			if cand.Has(id) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // books makes the scratch books base's, if not yet done for this state
@@ -505,10 +558,22 @@ func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, 
 	// may change under the chain.
 	share := p.maxShare(r)
 	a, h, ok := c.memo.Get(&shape, share, all)
+	if ok && a.Checked != len(c.changes) {
+		ok = c.holds(a, all)
+		if ok {
+			c.carried++
+		}
+	}
 	if ok {
+		a.Checked = len(c.changes)
 		return job.StartAt(a.End, now), a.Nodes, a.CPUs, a.Err
 	}
 	out, total, end, err := p.willRunFitAll(r, all)
-	a = c.memo.Put(h, &shape, share, all, job.Answer{Nodes: out, CPUs: total, End: end, Err: err})
+	b := job.Answer{Nodes: out, CPUs: total, End: end, Err: err, Monotone: p.countDecides(new(p.wantOf(r, 0))), Checked: len(c.changes)}
+	if a != nil {
+		c.memo.Replace(a, b)
+	} else {
+		a = c.memo.Put(h, &shape, share, all, b)
+	}
 	return job.StartAt(end, now), a.Nodes, total, err
 }
