@@ -555,8 +555,11 @@ func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, 
 	}
 	c := p.chain()
 	// The sharing the partition allows is read from the cluster, which
-	// may change under the chain.
+	// may change under the chain. Linear reads no PlanEnd (its answers
+	// are ends of running jobs), so a job's later rounds on the same
+	// candidates get its first round's answer.
 	share := p.maxShare(r)
+	shape.PlanEnd = 0
 	a, h, ok := c.memo.Get(&shape, share, all)
 	if ok && a.Checked != len(c.changes) {
 		ok = c.holds(a, all)

@@ -154,6 +154,11 @@ func memoAgrees(t *testing.T, seed uint64) int {
 			q.RequiredSet = roaring.BitmapOf(uint32(r.IntN(cl.N)))
 		}
 		shapes = append(shapes, q)
+		// The same shape bounded by a later start (a backfill round's
+		// later_start), which linear does not read.
+		b := *q
+		b.PlanEnd = 5000 + int64(r.IntN(3000))
+		shapes = append(shapes, &b)
 	}
 	cands := jobtest.Candidates(r, cl.Snap.Live(), 3)
 	change := func(step uint32, now int64) {
