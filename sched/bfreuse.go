@@ -206,7 +206,7 @@ func (q *Queue) continueBackfill(now, window, res int64, p *Pass) ([]record, int
 	ns.ordered()
 	ns.s[0].begin = now / res * res
 	ns.s[ns.order[len(ns.order)-1]].end = (now + window) / res * res
-	ns.gen++
+	ns.changed(0)
 	r.continued++
 	p.BackfillTested += r.tested
 	p.Reserved += r.reserved

@@ -30,11 +30,14 @@ type nodeSpace struct {
 	// search, instead of following the list from slot 0.
 	order []int
 	dirty bool
-	// gen counts the changes of the slots; walk is usable's work kept
-	// for the next call while gen stays.
-	gen  uint64
+	// walk is usable's work kept for the next calls, on the slots that
+	// stay (slotWalk.valid).
 	walk slotWalk
 }
+
+// changed tells the kept walk that the slots from position p of order on
+// may have changed (their node sets, or which slot holds the position).
+func (ns *nodeSpace) changed(p int) { ns.walk.valid = min(ns.walk.valid, p) }
 
 // ordered remakes order if the slots changed since.
 func (ns *nodeSpace) ordered() {
@@ -100,7 +103,7 @@ func newNodeSpace(now, window, res int64, n int, avail *roaring.Bitmap) *nodeSpa
 func (ns *nodeSpace) reset(now, window, res int64, n int, avail *roaring.Bitmap) {
 	ns.res, ns.n = res, n
 	ns.order, ns.dirty = ns.order[:0], true
-	ns.gen++
+	ns.changed(0)
 	ns.s = append(ns.s[:0], slot{avail: ns.spare(0)})
 	ns.s[0] = slot{begin: now / res * res, end: (now + window) / res * res, avail: ns.s[0].avail.Fill(avail)}
 }
@@ -163,7 +166,6 @@ func (ns *nodeSpace) split(j int, t int64) int {
 // nodes became identical.
 func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 	ns.dirty = true
-	ns.gen++
 	start = max(start, ns.s[0].begin)
 	if end < start+ns.res {
 		// A job always holds at least one resolution step.
@@ -174,6 +176,10 @@ func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 	lo, hi := nodes.Span()
 	placed := false
 	oneBefore, oneAfter := 0, -1
+	// The slots ending before start keep their nodes and positions: the
+	// split and the AND-NOT below begin after them, and the merge at the
+	// last of them (oneBefore) keeps its nodes.
+	before := 0
 	j := 0
 	for {
 		if ns.s[j].end > start {
@@ -188,10 +194,12 @@ func (ns *nodeSpace) add(start, end int64, nodes bitset.Set) {
 			break
 		}
 		oneBefore = j
+		before++
 		if j = ns.s[j].next; j == 0 {
 			break
 		}
 	}
+	ns.changed(before)
 	for placed {
 		if j = ns.s[j].next; j == 0 {
 			break
@@ -287,12 +295,27 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 	return 0, count
 }
 
-// slotWalk is what usable keeps between the calls of one job's rounds,
-// valid while the map (gen) and orig's words from lo stay the same.
+// slotWalk is what usable keeps between calls with the same orig's words
+// from lo, about the slots at positions [0, valid) of ns.order, which
+// stay as they were when it read them: a job's rounds, and the next
+// job's with the same candidates while the reservations between start
+// after those slots.
 type slotWalk struct {
-	gen  uint64
 	lo   int
 	orig []uint64
+	// valid counts the leading positions whose slots are the ones the
+	// walk read; add and reset lower it (nodeSpace.changed).
+	valid int
+	// pre holds orig AND the slots at positions [z, z+i] at i*len(orig)
+	// for i < npre, preAny whether it has a member; it stops at the first
+	// without one. A job's first round asks from now, at the first slot
+	// of nonzero length (position 0, or 1 once a reservation began at the
+	// map's start): z is where the walk first restarted after the prefix
+	// was lost.
+	pre    []uint64
+	preAny []bool
+	z      int
+	npre   int
 	// The AND of orig and the slots at positions [front, back) of
 	// ns.order, kept as a queue of two stacks: for p in [front, mid), suf
 	// holds orig AND the slots [p, mid) at p*len(orig), sufAny whether it
@@ -308,16 +331,28 @@ type slotWalk struct {
 	freed []uint8
 }
 
-// walkFor is ns.walk for orig's words from lo, started afresh when the
-// map or orig changed since its last use.
+// walkFor is ns.walk for orig's words from lo, started afresh when orig
+// changed since its last use, and without what it kept of the slots that
+// changed since.
 func (ns *nodeSpace) walkFor(orig []uint64, lo int) *slotWalk {
 	w := &ns.walk
-	if w.gen == ns.gen && w.lo == lo && slices.Equal(w.orig, orig) {
-		return w
+	if w.lo != lo || !slices.Equal(w.orig, orig) {
+		w.lo, w.orig = lo, append(w.orig[:0], orig...)
+		w.valid = 0
 	}
-	w.gen, w.lo, w.orig = ns.gen, lo, append(w.orig[:0], orig...)
-	w.front, w.mid, w.back = 0, 0, 0
-	w.freed = append(w.freed[:0], make([]uint8, len(ns.order))...)
+	n := len(ns.order)
+	if w.valid < n {
+		w.npre = max(min(w.npre, w.valid-w.z), 0)
+		if w.back > w.valid {
+			w.front, w.mid, w.back = 0, 0, 0
+		}
+		// freed[k] reads positions k and k+1.
+		clear(w.freed[min(max(w.valid-1, 0), len(w.freed)):])
+	}
+	if len(w.freed) < n {
+		w.freed = append(w.freed, make([]uint8, n-len(w.freed))...)
+	}
+	w.valid = n
 	return w
 }
 
@@ -328,13 +363,22 @@ func (w *slotWalk) slot(ns *nodeSpace, k int) []uint64 {
 
 // and narrows dst (orig's words) to the slots from position k0 that
 // begin by end, moving the kept window there: it only slides right, else
-// it restarts.
+// it restarts, from the prefix ANDs when k0 is z.
 func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
 	nw := len(w.orig)
 	switch {
 	case k0 < w.front || k0 >= w.back || ns.s[ns.order[w.back-1]].begin > end:
 		w.front, w.mid, w.back = k0, k0, k0
 		w.acc, w.accAny = append(w.acc[:0], w.orig...), true
+		if w.npre == 0 {
+			w.z = k0
+		}
+		if k0 == w.z {
+			if b := w.prefix(ns, end); b > 0 {
+				w.back = k0 + b
+				w.acc, w.accAny = append(w.acc[:0], w.pre[(b-1)*nw:b*nw]...), w.preAny[b-1]
+			}
+		}
 	case k0 > w.mid:
 		// The first stack is used up: the second becomes it, with the
 		// AND of each suffix from k0.
@@ -368,6 +412,37 @@ func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
 	default:
 		copy(dst, w.acc)
 	}
+}
+
+// prefix extends pre to the slots from position z that begin by end and
+// returns the window's length from z: up to the first position past
+// them, or past the first empty prefix AND.
+func (w *slotWalk) prefix(ns *nodeSpace, end int64) int {
+	nw, n, z := len(w.orig), len(ns.order), w.z
+	if w.npre > 0 && !w.preAny[w.npre-1] && ns.s[ns.order[z+w.npre-1]].begin <= end {
+		return w.npre
+	}
+	b := seek(n-z, w.npre, func(i int) bool { return ns.s[ns.order[z+i]].begin > end })
+	if b <= w.npre {
+		return b
+	}
+	if need := b * nw; len(w.pre) < need {
+		w.pre = append(w.pre, make([]uint64, need-len(w.pre))...)
+	}
+	if len(w.preAny) < b {
+		w.preAny = append(w.preAny, make([]bool, b-len(w.preAny))...)
+	}
+	for ; w.npre < b; w.npre++ {
+		i, last := w.npre, w.orig
+		if i > 0 {
+			if !w.preAny[i-1] {
+				break
+			}
+			last = w.pre[(i-1)*nw : i*nw]
+		}
+		w.preAny[i] = andOf(w.pre[i*nw:(i+1)*nw], last, w.slot(ns, z+i))
+	}
+	return w.npre
 }
 
 // andOf sets d to a AND b and reports whether it has a member. The

@@ -175,6 +175,78 @@ func TestUsableRoundsAgreeWithPlainWalk(t *testing.T) {
 	}
 }
 
+// TestUsablePassesAgreeWithPlainWalk asks the slot walk as a backfill
+// pass does, on random maps: job after job with mostly the same orig, a
+// first round from now and a few later ones, then a reservation from a
+// random start (at times from the map's start, or one that takes every
+// node of a slot, so that slots merge), so that the prefix ANDs and the
+// freeing tests kept across reservations are used and cut back. Each
+// answer must be the plain walk's.
+func TestUsablePassesAgreeWithPlainWalk(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 9))
+	randomSet := func(n, keep int) bitset.Set {
+		b := bitset.New(n)
+		for id := 0; id < n; id++ {
+			if r.IntN(keep) != 0 {
+				b.Add(uint32(id))
+			}
+		}
+		return b
+	}
+	kept := 0
+	for round := 0; round < 150; round++ {
+		n := 1 + r.IntN(300)
+		now, ns := randomMap(r, n)
+		origs := []bitset.Set{randomSet(n, 2+r.IntN(4)), randomSet(n, 8)}
+		for k := 0; k < 60; k++ {
+			orig := origs[0]
+			if r.IntN(8) == 0 {
+				orig = origs[1]
+			}
+			limit := int64(r.IntN(6000))
+			start := now
+			for try := 0; try < 1+r.IntN(6); try++ {
+				ns.ordered()
+				lo, hi := orig.Span()
+				if w := &ns.walk; start == now && w.lo == lo && slices.Equal(w.orig, orig[lo:hi]) && min(w.npre, w.valid-w.z) > 0 && ns.from(now) == w.z {
+					kept++
+				}
+				fast, plain := bitset.New(n), slices.Clone(orig)
+				lf, nf := ns.usable(fast, orig, start, start+limit)
+				lp := ns.plainUsable(plain, orig, start, start+limit)
+				if lf != lp || !fast.Equal(plain) || nf != plain.Count() {
+					t.Fatalf("round %d job %d try %d [%d, %d]: usable gives %d %v (%d nodes), the plain walk %d %v", round, k, try, start, start+limit, lf, fast, nf, lp, plain)
+				}
+				if lf == 0 {
+					break
+				}
+				start = lf
+			}
+			var st, end int64
+			switch r.IntN(6) {
+			case 0:
+				st, end = ns.slotTime(now, int64(1+r.IntN(3000)))
+			default:
+				st, end = ns.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(3000)))
+			}
+			// A job's nodes: a few, mostly one range of ids.
+			nodes := bitset.New(n)
+			lo := r.IntN(n)
+			for id := lo; id < min(n, lo+1+r.IntN(n/8+1)); id++ {
+				nodes.Add(uint32(id))
+			}
+			if r.IntN(5) == 0 {
+				nodes = bitset.New(n)
+				nodes.Or(ns.s[ns.order[ns.from(st)]].avail)
+			}
+			ns.add(st, end, nodes)
+		}
+	}
+	if kept < 3000 {
+		t.Errorf("%d first rounds found prefix ANDs kept from an earlier job; the test means many", kept)
+	}
+}
+
 // TestResetMapIsANewMap: a map reset for the next pass, whose slots reuse
 // the node sets of the last pass's (of another cluster size at times),
 // takes the same reservations into the same slots as a new map.
