@@ -61,6 +61,17 @@ func randomMap(r *rand.Rand, n int) (int64, *nodeSpace) {
 	return now, newNodeSpace(now, 20000, int64(1+r.IntN(60)), n, all)
 }
 
+// randomSet is a set of n nodes holding each with probability 1-1/keep.
+func randomSet(r *rand.Rand, n, keep int) bitset.Set {
+	b := bitset.New(n)
+	for id := 0; id < n; id++ {
+		if r.IntN(keep) != 0 {
+			b.Add(uint32(id))
+		}
+	}
+	return b
+}
+
 // TestUsableAgreesWithPlainWalk builds random node-space maps and asks the
 // slot walk for random windows: the walk with its early return and the
 // plain one give the same nodes and later_start, and the overlap test from
@@ -116,24 +127,15 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 // walk's.
 func TestUsableRoundsAgreeWithPlainWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 4))
-	randomSet := func(n, keep int) bitset.Set {
-		b := bitset.New(n)
-		for id := 0; id < n; id++ {
-			if r.IntN(keep) != 0 {
-				b.Add(uint32(id))
-			}
-		}
-		return b
-	}
 	slid := 0
 	for round := 0; round < 200; round++ {
 		n := 1 + r.IntN(300)
 		now, ns := randomMap(r, n)
 		for k := 10 + r.IntN(60); k > 0; k-- {
 			st, end := ns.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(3000)))
-			ns.add(st, end, randomSet(n, 2+r.IntN(8)))
+			ns.add(st, end, randomSet(r, n, 2+r.IntN(8)))
 		}
-		orig := randomSet(n, 2+r.IntN(4))
+		orig := randomSet(r, n, 2+r.IntN(4))
 		if r.IntN(3) == 0 {
 			// A partition of one range of ids.
 			orig = bitset.New(n)
@@ -149,10 +151,10 @@ func TestUsableRoundsAgreeWithPlainWalk(t *testing.T) {
 			case 0:
 				start = now + int64(r.IntN(16000))
 			case 1:
-				orig = randomSet(n, 2+r.IntN(4))
+				orig = randomSet(r, n, 2+r.IntN(4))
 			case 2:
 				st, end := ns.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(3000)))
-				ns.add(st, end, randomSet(n, 2+r.IntN(8)))
+				ns.add(st, end, randomSet(r, n, 2+r.IntN(8)))
 			}
 			fast, plain := bitset.New(n), slices.Clone(orig)
 			lf, nf := ns.usable(fast, orig, start, start+limit)
@@ -184,20 +186,11 @@ func TestUsableRoundsAgreeWithPlainWalk(t *testing.T) {
 // answer must be the plain walk's.
 func TestUsablePassesAgreeWithPlainWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 9))
-	randomSet := func(n, keep int) bitset.Set {
-		b := bitset.New(n)
-		for id := 0; id < n; id++ {
-			if r.IntN(keep) != 0 {
-				b.Add(uint32(id))
-			}
-		}
-		return b
-	}
 	kept := 0
 	for round := 0; round < 150; round++ {
 		n := 1 + r.IntN(300)
 		now, ns := randomMap(r, n)
-		origs := []bitset.Set{randomSet(n, 2+r.IntN(4)), randomSet(n, 8)}
+		origs := []bitset.Set{randomSet(r, n, 2+r.IntN(4)), randomSet(r, n, 8)}
 		for k := 0; k < 60; k++ {
 			orig := origs[0]
 			if r.IntN(8) == 0 {
