@@ -77,43 +77,59 @@ type Answer struct {
 // starts or ends. Keys are a request's Shape, what the plugin derives
 // from its configuration for it (extra), and the candidates.
 type Memo struct {
-	// m holds each hash's entries, chained through next (a slice per
-	// hash was an allocation per Put).
-	m map[uint64]*memoEntry
-	// used holds the entries in m; free those Reset dropped, whose
+	// slots is an open-addressed table of the entries (linear probing,
+	// twice memoLimit slots; Go's map was a third of a lookup), each
+	// slot with its entry's hash.
+	slots []memoSlot
+	// used holds the entries in slots; free those Reset dropped, whose
 	// storage Put reuses.
 	used, free []*memoEntry
+}
+
+type memoSlot struct {
+	h uint64
+	e *memoEntry
 }
 
 type memoEntry struct {
 	shape Shape
 	extra int
 	cand  bitset.Set
-	next  *memoEntry
+	slot  int
 	Answer
 }
 
-// memoLimit bounds the answers a memo keeps.
-const memoLimit = 1 << 12
+// memoLimit bounds the answers a memo keeps; memoBits is the log2 of its
+// table's size.
+const (
+	memoLimit = 1 << 12
+	memoBits  = 13
+)
 
 // Get returns the answer remembered for the key, if any, and the key's
 // hash, which a Put of the same key is given (a miss then hashes the
 // candidates once).
 func (m *Memo) Get(s *Shape, extra int, cand bitset.Set) (*Answer, uint64, bool) {
 	h := memoHash(s, extra, cand)
-	for e := m.m[h]; e != nil; e = e.next {
-		if e.shape == *s && e.extra == extra && e.cand.Equal(cand) {
+	if m.slots == nil {
+		return nil, h, false
+	}
+	for i := h >> (64 - memoBits); ; i = (i + 1) & (1<<memoBits - 1) {
+		sl := &m.slots[i]
+		if sl.e == nil {
+			return nil, h, false
+		}
+		if e := sl.e; sl.h == h && e.shape == *s && e.extra == extra && e.cand.Equal(cand) {
 			return &e.Answer, h, true
 		}
 	}
-	return nil, h, false
 }
 
-// Put remembers a under the key whose hash Get gave as h, copying its
-// nodes and cand, and returns the copy.
+// Put remembers a under a key Get did not find, whose hash Get gave as h,
+// copying its nodes and cand, and returns the copy.
 func (m *Memo) Put(h uint64, s *Shape, extra int, cand bitset.Set, a Answer) *Answer {
-	if m.m == nil {
-		m.m = map[uint64]*memoEntry{}
+	if m.slots == nil {
+		m.slots = make([]memoSlot, 1<<memoBits)
 	}
 	if len(m.used) >= memoLimit {
 		m.Reset()
@@ -132,8 +148,11 @@ func (m *Memo) Put(h uint64, s *Shape, extra int, cand bitset.Set, a Answer) *An
 			e.Nodes = a.Nodes.Clone()
 		}
 	}
-	e.next = m.m[h]
-	m.m[h] = e
+	i := h >> (64 - memoBits)
+	for m.slots[i].e != nil {
+		i = (i + 1) & (1<<memoBits - 1)
+	}
+	m.slots[i], e.slot = memoSlot{h: h, e: e}, int(i)
 	m.used = append(m.used, e)
 	return &e.Answer
 }
@@ -151,10 +170,12 @@ func (m *Memo) Replace(a *Answer, b Answer) {
 // Reset forgets every answer; their storage serves the next ones, so an
 // answer Get or Put returned before is no longer valid.
 func (m *Memo) Reset() {
+	for _, e := range m.used {
+		m.slots[e.slot] = memoSlot{}
+	}
 	m.free = append(m.free, m.used...)
 	clear(m.used)
 	m.used = m.used[:0]
-	clear(m.m)
 }
 
 // memoHash mixes the candidates and the fields that tell a pass's

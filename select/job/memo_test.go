@@ -133,3 +133,54 @@ func TestMemoAfterResetKnowsOnlyNewAnswers(t *testing.T) {
 		m.Reset()
 	}
 }
+
+// TestMemoFindsEveryAnswerUpToItsLimit: a memo filled with memoLimit
+// answers (whose table slots collide and probe on) finds each one, those
+// replaced with their new answer; the next Put forgets all but its own.
+func TestMemoFindsEveryAnswerUpToItsLimit(t *testing.T) {
+	var m Memo
+	s := Shape{MinNodes: 1, Partition: "p"}
+	cand := bitset.New(256)
+	key := func(k int) {
+		clear(cand)
+		cand[0], cand[3] = uint64(k), uint64(7*k)
+	}
+	for k := 0; k < memoLimit; k++ {
+		key(k)
+		_, h, ok := m.Get(&s, k%3, cand)
+		if ok {
+			t.Fatalf("key %d found before it was put", k)
+		}
+		m.Put(h, &s, k%3, cand, Answer{End: int64(k)})
+	}
+	for k := 0; k < memoLimit; k += 2 {
+		key(k)
+		a, _, ok := m.Get(&s, k%3, cand)
+		if !ok {
+			t.Fatalf("key %d not found", k)
+		}
+		m.Replace(a, Answer{End: int64(-k)})
+	}
+	for k := 0; k < memoLimit; k++ {
+		key(k)
+		want := int64(k)
+		if k%2 == 0 {
+			want = -want
+		}
+		if a, _, ok := m.Get(&s, k%3, cand); !ok || a.End != want {
+			t.Fatalf("key %d: got %+v, %v, want end %d", k, a, ok, want)
+		}
+	}
+	key(memoLimit)
+	_, h, _ := m.Get(&s, 0, cand)
+	m.Put(h, &s, 0, cand, Answer{End: 1})
+	if a, _, ok := m.Get(&s, 0, cand); !ok || a.End != 1 {
+		t.Fatalf("the answer past the limit: %+v, %v", a, ok)
+	}
+	for k := 0; k < memoLimit; k++ {
+		key(k)
+		if _, _, ok := m.Get(&s, k%3, cand); ok {
+			t.Fatalf("key %d found after the memo passed its limit", k)
+		}
+	}
+}

@@ -396,7 +396,10 @@ func (p *Plugin) screen(r *job.Request, all bitset.Set) error {
 	if r.RequiredSet != nil && !r.RequiredSet.IsEmpty() && !bitset.FromRoaring(r.RequiredSet, p.cl.N).SubsetOf(all) {
 		return &job.Unsatisfied{Never: true, Reason: "required nodes are not all candidates"}
 	}
-	if part := p.cl.Partitions[r.Partition]; part != nil && r.NTasksPerCore > 0 {
+	if r.NTasksPerCore <= 0 {
+		return nil
+	}
+	if part := p.cl.Partitions[r.Partition]; part != nil {
 		// job_mgr.c refuses more CPUs than the partition has
 		// (PartitionConfig) before ntasks-per-core lets linear count
 		// more CPUs per node than a node has.
