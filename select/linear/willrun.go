@@ -186,28 +186,29 @@ func (p *Plugin) chain() *releaseChain {
 		c = &releaseChain{scratch: &state{}, marked: bitset.New(p.cl.N), freed: map[int]*freeOrder{}, last: map[reachKey]*reachAnswer{}}
 	}
 	// The answers stay, to be checked against the changes when asked
-	// again, when the jobs started and ended since are all the changes.
+	// again, when the jobs started and ended since are all the changes;
+	// the running jobs then follow them, each in or out of the order.
+	running := c.running
 	if c.base == st && p.logSt == st && p.logGen == st.gen && len(c.changes)+len(p.changed) <= changeLimit {
 		c.changes = append(c.changes, p.changed...)
+		for _, j := range p.changed {
+			if i, found := slices.BinarySearchFunc(running, j, byEnd); found {
+				running = slices.Delete(running, i, i+1)
+			} else {
+				running = slices.Insert(running, i, j)
+			}
+		}
 	} else {
 		c.changes = c.changes[:0]
 		c.memo.Reset()
+		running = running[:0]
+		for _, j := range st.jobs {
+			running = append(running, j)
+		}
+		slices.SortFunc(running, byEnd)
 	}
 	clear(p.changed)
 	p.changed, p.logSt, p.logGen = p.changed[:0], st, st.gen
-	running := c.running[:0]
-	for _, j := range st.jobs {
-		running = append(running, j)
-	}
-	slices.SortFunc(running, func(a, b *record) int {
-		switch {
-		case a.end < b.end:
-			return -1
-		case a.end > b.end:
-			return 1
-		}
-		return cmpU32(a.id, b.id)
-	})
 	c.epoch++
 	// The last chain's storage is reused: a replay changes the state
 	// thousands of times, and the chains were most of its allocations.
@@ -219,6 +220,18 @@ func (p *Plugin) chain() *releaseChain {
 	}
 	p.rel = c
 	return c
+}
+
+// byEnd orders running jobs as _will_run_test releases them: by end,
+// then id.
+func byEnd(a, b *record) int {
+	switch {
+	case a.end < b.end:
+		return -1
+	case a.end > b.end:
+		return 1
+	}
+	return cmpU32(a.id, b.id)
 }
 
 // changeLimit bounds the changes a chain checks its answers against;

@@ -1,6 +1,7 @@
 package linear
 
 import (
+	"maps"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -57,6 +58,9 @@ func willRunAgrees(t *testing.T, seed uint64) {
 			id := live[r.IntN(len(live))]
 			j := p.st.jobs[id]
 			_ = p.Resize(id, j.nodes[r.IntN(len(j.nodes))])
+		}
+		if got, want := p.chain().running, slices.SortedFunc(maps.Values(p.st.jobs), byEnd); !slices.Equal(got, want) {
+			t.Fatalf("seed %d step %d: the chain's running jobs are not the plugin's by end", seed, step)
 		}
 		for k := 0; k < 6; k++ {
 			q := request(1000 + step)
