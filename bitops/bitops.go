@@ -22,6 +22,19 @@ func And2(d, a, b []uint64) {
 	and2Go(d[i:], a[i:], b[i:])
 }
 
+// AndAny sets d to a & b and reports whether d has a member. Its Go loop
+// takes a word a step: with the test for a member, that beats eight.
+func AndAny(d, a, b []uint64) bool {
+	a, b = a[:len(d)], b[:len(d)]
+	any, i := andAnyBlocks(d, a, b)
+	var x uint64
+	for ; i < len(d); i++ {
+		d[i] = a[i] & b[i]
+		x |= d[i]
+	}
+	return any || x != 0
+}
+
 // Or sets d to d | a.
 func Or(d, a []uint64) {
 	a = a[:len(d)]

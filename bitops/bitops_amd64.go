@@ -41,6 +41,9 @@ func unionDiffAVX2(d, a, b, c *uint64, n int)
 //go:noescape
 func countPOPCNT(w *uint64, n int) int
 
+//go:noescape
+func andAnyAVX2(d, a, b *uint64, n int) bool
+
 // vector runs loop over the whole 16-word blocks of d (a, b and c at least
 // as long) and returns how many words it took: 0 without AVX2.
 func vector(loop vectorLoop, d, a, b, c []uint64) int {
@@ -61,6 +64,14 @@ func notBlocks(d, live []uint64) int            { return vector(notAVX2, d, live
 func diffBlocks(d, hi, lo []uint64) int         { return vector(diffAVX2, d, hi, lo, d) }
 func orDiffBlocks(d, hi, lo []uint64) int       { return vector(orDiffAVX2, d, hi, lo, d) }
 func unionDiffBlocks(d, a, hi, lo []uint64) int { return vector(unionDiffAVX2, d, a, hi, lo) }
+
+func andAnyBlocks(d, a, b []uint64) (any bool, done int) {
+	n := len(d) >> 4
+	if !useAVX2 || n == 0 {
+		return false, 0
+	}
+	return andAnyAVX2(&d[0], &a[0], &b[0], n), n << 4
+}
 
 func countBlocks(w []uint64) (count, done int) {
 	n := len(w) >> 4

@@ -116,3 +116,31 @@ loop:
 	ADDQ R10, AX
 	MOVQ AX, ret+16(FP)
 	RET
+
+// func andAnyAVX2(d, a, b *uint64, n int) bool: d = a & b over n 16-word
+// blocks, and whether a word of d is not zero (two accumulators).
+TEXT ·andAnyAVX2(SB), NOSPLIT, $0-33
+	MOVQ d+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DX
+	MOVQ n+24(FP), CX
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+anyloop:
+	LOADR(SI)
+	OPR(VPAND, DX)
+	STORED
+	VPOR Y0, Y4, Y4
+	VPOR Y1, Y5, Y5
+	VPOR Y2, Y4, Y4
+	VPOR Y3, Y5, Y5
+	ADDQ $128, DI
+	ADDQ $128, SI
+	ADDQ $128, DX
+	DECQ CX
+	JNZ  anyloop
+	VPOR   Y4, Y5, Y4
+	VPTEST Y4, Y4
+	SETNE  ret+32(FP)
+	VZEROUPPER
+	RET

@@ -16,3 +16,4 @@ func diffBlocks(d, hi, lo []uint64) int         { return 0 }
 func orDiffBlocks(d, hi, lo []uint64) int       { return 0 }
 func unionDiffBlocks(d, a, hi, lo []uint64) int { return 0 }
 func countBlocks(w []uint64) (n, done int)      { return 0, 0 }
+func andAnyBlocks(d, a, b []uint64) (bool, int) { return false, 0 }

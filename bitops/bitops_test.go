@@ -30,6 +30,7 @@ var kernels = []struct {
 }{
 	{"And", func(d []uint64, o [3][]uint64) { And(d, o[0]) }, func(d uint64, o [3]uint64) uint64 { return d & o[0] }},
 	{"And2", func(d []uint64, o [3][]uint64) { And2(d, o[0], o[1]) }, func(d uint64, o [3]uint64) uint64 { return d & o[0] & o[1] }},
+	{"AndAny", func(d []uint64, o [3][]uint64) { AndAny(d, o[0], o[1]) }, func(_ uint64, o [3]uint64) uint64 { return o[0] & o[1] }},
 	{"Or", func(d []uint64, o [3][]uint64) { Or(d, o[0]) }, func(d uint64, o [3]uint64) uint64 { return d | o[0] }},
 	{"Or2", func(d []uint64, o [3][]uint64) { Or2(d, o[0], o[1]) }, func(d uint64, o [3]uint64) uint64 { return d | o[0] | o[1] }},
 	{"AndNot", func(d []uint64, o [3][]uint64) { AndNot(d, o[0]) }, func(d uint64, o [3]uint64) uint64 { return d &^ o[0] }},
@@ -84,6 +85,33 @@ func TestKernelsMatchThePlainRule(t *testing.T) {
 			}
 			if got := Count(w); got != want {
 				t.Errorf("Count avx2=%t n=%d = %d, want %d", vec, n, got, want)
+			}
+		}
+	}
+}
+
+// TestAndAnyFindsTheOneMember: with the vector loop and without, AndAny
+// of operands that share no node reports none, and with one shared node
+// at any word (in a block or in the tail) reports it.
+func TestAndAnyFindsTheOneMember(t *testing.T) {
+	saved := useAVX2
+	defer func() { useAVX2 = saved }()
+	for _, vec := range []bool{false, saved} {
+		useAVX2 = vec
+		for _, n := range []int{0, 1, 15, 16, 17, 33, 87, 157} {
+			a, b, d := make([]uint64, n), make([]uint64, n), make([]uint64, n)
+			for i := range a {
+				a[i], b[i] = 0x5555555555555555, 0xaaaaaaaaaaaaaaaa
+			}
+			if AndAny(d, a, b) {
+				t.Fatalf("avx2=%t n=%d: a member of disjoint sets", vec, n)
+			}
+			for i := range a {
+				b[i] |= 1 << (2 * (i % 32))
+				if !AndAny(d, a, b) {
+					t.Fatalf("avx2=%t n=%d: the member at word %d not found", vec, n, i)
+				}
+				b[i] = 0xaaaaaaaaaaaaaaaa
 			}
 		}
 	}

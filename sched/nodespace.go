@@ -391,7 +391,7 @@ func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
 		next := w.orig
 		for p := w.back - 1; p >= k0; p-- {
 			sp, sl := w.suf[p*nw:(p+1)*nw], w.slot(ns, p)
-			w.sufAny[p], next = andOf(sp, sl, next), sp
+			w.sufAny[p], next = bitops.AndAny(sp, sl, next), sp
 		}
 		w.mid = w.back
 		w.acc, w.accAny = append(w.acc[:0], w.orig...), true
@@ -402,7 +402,7 @@ func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
 		return
 	}
 	for n := len(ns.order); w.accAny && w.back < n && ns.s[ns.order[w.back]].begin <= end; w.back++ {
-		w.accAny = andOf(w.acc, w.acc, w.slot(ns, w.back))
+		w.accAny = bitops.AndAny(w.acc, w.acc, w.slot(ns, w.back))
 	}
 	switch {
 	case !w.accAny:
@@ -440,22 +440,9 @@ func (w *slotWalk) prefix(ns *nodeSpace, end int64) int {
 			}
 			last = w.pre[(i-1)*nw : i*nw]
 		}
-		w.preAny[i] = andOf(w.pre[i*nw:(i+1)*nw], last, w.slot(ns, z+i))
+		w.preAny[i] = bitops.AndAny(w.pre[i*nw:(i+1)*nw], last, w.slot(ns, z+i))
 	}
 	return w.npre
-}
-
-// andOf sets d to a AND b and reports whether it has a member. The
-// operands are a few dozen words: a plain loop beats a call to the vector
-// kernels there.
-func andOf(d, a, b []uint64) bool {
-	a, b = a[:len(d)], b[:len(d)]
-	var any uint64
-	for i := range d {
-		d[i] = a[i] & b[i]
-		any |= d[i]
-	}
-	return any != 0
 }
 
 // frees reports whether a node of orig is free in the slot after
