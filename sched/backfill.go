@@ -313,6 +313,12 @@ recordLoop:
 			var st, endRes int64
 			if start > now {
 				st, endRes = ns.slotTime(start, limit)
+				if st >= windowEnd {
+					// The map ends by st, so the test reads no slot
+					// until the window's end passes st: then it reads
+					// the last slot, which may hold reservations.
+					track.lower(st + res - window)
+				}
 				if ns.overlaps(chosen, st, endRes) {
 					laterStart = start
 					if startRes == start {

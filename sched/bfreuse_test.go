@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"github.com/nodesift/sift/select/job"
 )
 
 // TestReusedBackfillPassesAgreeWithFreshOnes drives random worlds with
@@ -91,4 +94,65 @@ func tickWorlds(t *testing.T, r *rand.Rand, inputs int, pair func(gf, gp *byteGe
 func passText(p *Pass) string {
 	return fmt.Sprintf("started %v (%d by backfill), tested %d/%d, reserved %d, exits %q %q, preempted %v\n",
 		p.Started, p.BackfillStarted, p.MainTested, p.BackfillTested, p.Reserved, p.MainExit, p.BackfillExit, p.Preempted)
+}
+
+// TestReusedPassEndsWhenTheWindowReachesAWillRunStartBeyondIt is
+// FuzzSchedulePasses' seed 1601a84fdddc2656, decoded: select/linear,
+// bf_resolution 49 s, bf_window 97 min, every pending job with a
+// constraint no node has (planned, never started). At 1497 the map ends at
+// 7301; job 11's second round (from 3209, later_start 4067) gets will-run's
+// answer 7349, job 1's end, whose slot begins at the map's end, so the
+// overlap test reads no slot and the job retries from 4067 (planned at
+// 6446). Once the map ends at 7350 (now 1530 and later) that test reads the
+// last slot, where job 8 holds n4, and the job is planned at 7349 instead:
+// a reused pass must not stand past 1530.
+func TestReusedPassEndsWhenTheWindowReachesAWillRunStartBeyondIt(t *testing.T) {
+	world := func(reuse bool) *fixture {
+		nodes := []testNode{{name: "n1", parts: []string{"p0", "p1"}}, {name: "n2", parts: []string{"p0", "p1"}}, {name: "n3", parts: []string{"p0"}},
+			{name: "n4", parts: []string{"p0", "p1"}}, {name: "n5", parts: []string{"p0", "p1"}}, {name: "n6", parts: []string{"p0"}, state: "down"},
+			{name: "n7", parts: []string{"p1"}}, {name: "n8", parts: []string{"p0"}}, {name: "n9", parts: []string{"p0"}}}
+		cfg := DefaultConfig()
+		cfg.BFResolution, cfg.BFWindow, cfg.BFPlanIgnoresConstraints = 49*time.Second, 97*time.Minute, true
+		f := newFixture(t, nodes, Backfill{}, cfg, nil, false)
+		f.q.opt.ReusePasses = reuse
+		f.running(1, "p0", "n1", 1000, 7349)
+		f.running(3, "p0", "n2,n5,n9", 1000, 3209)
+		f.running(5, "p0", "n3,n4", 1000, 6446)
+		cons := func(j *Job) { j.Request.Constraints = []job.Constraint{{Lang: "slurm", Text: "a=1"}} }
+		f.submit(2, 49, "nodes=2,exclusive,partition=p0,time=14", cons)
+		f.submit(8, 49, "nodes=1,exclusive,partition=p0,time=49,nodelist=n4", cons)
+		f.submit(9, 8, "nodes=2,exclusive,partition=p1,time=49", cons)
+		f.submit(11, 6, "nodes=3,ntasks=3,exclusive,partition=p0,time=1", cons)
+		return f
+	}
+	for _, c := range []struct {
+		name      string
+		then      int64
+		reused    int
+		wantStart int64
+	}{
+		{"the map still ends at the answer's slot: the pass stands", 1529, 1, 6446},
+		{"the map reaches past it: the pass runs again", 1530, 0, 7349},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			fast, plain := world(true), world(false)
+			for _, f := range []*fixture{fast, plain} {
+				f.q.BackfillPass(1497, &Pass{})
+				f.q.BackfillPass(c.then, &Pass{})
+			}
+			var got, want []string
+			for _, id := range []uint32{2, 8, 9, 11} {
+				a, _ := fast.q.Job(id)
+				b, _ := plain.q.Job(id)
+				got = append(got, fmt.Sprintf("%d at %d on %s", id, a.Start, fast.names(a.PlannedNodes)))
+				want = append(want, fmt.Sprintf("%d at %d on %s", id, b.Start, plain.names(b.PlannedNodes)))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Errorf("reused plans %v, fresh %v", got, want)
+			}
+			if j, _ := plain.q.Job(11); j.Start != c.wantStart || fast.q.bfLast.reused != c.reused {
+				t.Errorf("job 11 at %d, want %d; %d passes reused, want %d", j.Start, c.wantStart, fast.q.bfLast.reused, c.reused)
+			}
+		})
+	}
 }
