@@ -248,13 +248,10 @@ recordLoop:
 			var err error
 			willRun := func() {
 				if dense != nil {
-					var nodes bitset.Set
-					if aStart, nodes, err = dense.WillRunDense(q.planScratch(req, laterStart), availBits, max(startRes, now)); err == nil {
-						// The plugin's buffer: startNow's selection (a
-						// preemption's tests) would overwrite it.
-						chosenBuf.Copy(nodes)
-						chosen = chosenBuf
-					}
+					// The plugin's buffer, valid until its next call:
+					// startNow's selection (a preemption's tests) would
+					// overwrite it, so it is copied before that.
+					aStart, chosen, err = dense.WillRunDense(q.planScratch(req, laterStart), availBits, max(startRes, now))
 				} else if a, err = q.plan(req, availBits, max(startRes, now), laterStart); err == nil {
 					aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 				}
@@ -343,6 +340,10 @@ recordLoop:
 			}
 			if start <= now {
 				track.nowDep = true
+				if dense != nil {
+					chosenBuf.Copy(chosen)
+					chosen = chosenBuf
+				}
 				out := q.startNow(e, r.part, availBits.Roaring(), now, limit, p)
 				q.bfEnds.built = false
 				if out == started {

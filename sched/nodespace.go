@@ -271,7 +271,12 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 	ns.ordered()
 	w := ns.walkFor(orig[lo:hi], lo)
 	n := len(ns.order)
-	k0 := seek(n, w.front, func(p int) bool { return ns.s[ns.order[p]].end > start })
+	var k0 int
+	if w.laterOK && start == w.laterT {
+		k0 = w.laterP
+	} else {
+		k0 = seek(n, w.front, func(p int) bool { return ns.s[ns.order[p]].end > start })
+	}
 	if k0 == n {
 		return 0, bitops.Count(avail[lo:hi])
 	}
@@ -281,13 +286,13 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 	// overlapping ones and the first after them.
 	for k := k0; k+1 < n; k++ {
 		if w.frees(ns, k) {
-			return ns.s[ns.order[k]].end, count
+			return w.later(ns, k), count
 		}
 		if ns.s[ns.order[k]].begin > end {
 			// No slot frees a node by the one after the window: the
 			// walk retries from the end of the slot after that.
 			if k+2 < n {
-				return ns.s[ns.order[k+1]].end, count
+				return w.later(ns, k+1), count
 			}
 			break
 		}
@@ -329,6 +334,19 @@ type slotWalk struct {
 	// freed[k] is 1 when a node of orig is free in the slot after
 	// position k and not in k, 2 when none is, 0 not yet known.
 	freed []uint8
+	// laterT is the last later_start usable returned, the end of the
+	// slot at laterP-1 (laterOK): the next round asks from there, and
+	// its first slot is at laterP.
+	laterT  int64
+	laterP  int
+	laterOK bool
+}
+
+// later is the end of the slot at position k, as later_start, noted with
+// the position of the slot after it.
+func (w *slotWalk) later(ns *nodeSpace, k int) int64 {
+	w.laterT, w.laterP, w.laterOK = ns.s[ns.order[k]].end, k+1, true
+	return w.laterT
 }
 
 // walkFor is ns.walk for orig's words from lo, started afresh when orig
@@ -346,8 +364,11 @@ func (ns *nodeSpace) walkFor(orig []uint64, lo int) *slotWalk {
 		if w.back > w.valid {
 			w.front, w.mid, w.back = 0, 0, 0
 		}
-		// freed[k] reads positions k and k+1.
+		// freed[k] reads positions k and k+1; laterP reads the ends of
+		// the slots at laterP-1 and laterP, and the end of the last
+		// slot before valid may have moved (a merge).
 		clear(w.freed[min(max(w.valid-1, 0), len(w.freed)):])
+		w.laterOK = w.laterOK && w.laterP+2 <= w.valid
 	}
 	if len(w.freed) < n {
 		w.freed = append(w.freed, make([]uint8, n-len(w.freed))...)

@@ -181,9 +181,9 @@ func TestUsableRoundsAgreeWithPlainWalk(t *testing.T) {
 // pass does, on random maps: job after job with mostly the same orig, a
 // first round from now and a few later ones, then a reservation from a
 // random start (at times from the map's start, or one that takes every
-// node of a slot, so that slots merge), so that the prefix ANDs and the
-// freeing tests kept across reservations are used and cut back. Each
-// answer must be the plain walk's.
+// node of a slot, so that slots merge), so that the prefix ANDs, the
+// freeing tests and the later_start positions kept across reservations
+// are used and cut back. Each answer must be the plain walk's.
 func TestUsablePassesAgreeWithPlainWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 9))
 	kept := 0
