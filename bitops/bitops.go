@@ -35,6 +35,22 @@ func AndAny(d, a, b []uint64) bool {
 	return any || x != 0
 }
 
+// AndNotAny reports whether a & b &^ c has a member (b and c at least as
+// long as a), stopping at the first it finds.
+func AndNotAny(a, b, c []uint64) bool {
+	b, c = b[:len(a)], c[:len(a)]
+	any, i := andNotAnyBlocks(a, b, c)
+	if any {
+		return true
+	}
+	for ; i < len(a); i++ {
+		if a[i]&b[i]&^c[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Or sets d to d | a.
 func Or(d, a []uint64) {
 	a = a[:len(d)]

@@ -44,6 +44,9 @@ func countPOPCNT(w *uint64, n int) int
 //go:noescape
 func andAnyAVX2(d, a, b *uint64, n int) bool
 
+//go:noescape
+func andNotAnyAVX2(a, b, c *uint64, n int) bool
+
 // vector runs loop over the whole 16-word blocks of d (a, b and c at least
 // as long) and returns how many words it took: 0 without AVX2.
 func vector(loop vectorLoop, d, a, b, c []uint64) int {
@@ -71,6 +74,14 @@ func andAnyBlocks(d, a, b []uint64) (any bool, done int) {
 		return false, 0
 	}
 	return andAnyAVX2(&d[0], &a[0], &b[0], n), n << 4
+}
+
+func andNotAnyBlocks(a, b, c []uint64) (any bool, done int) {
+	n := len(a) >> 4
+	if !useAVX2 || n == 0 {
+		return false, 0
+	}
+	return andNotAnyAVX2(&a[0], &b[0], &c[0], n), n << 4
 }
 
 func countBlocks(w []uint64) (count, done int) {

@@ -144,3 +144,32 @@ anyloop:
 	SETNE  ret+32(FP)
 	VZEROUPPER
 	RET
+
+// func andNotAnyAVX2(a, b, c *uint64, n int) bool: whether a & b &^ c has
+// a member in n 16-word blocks, stopping at the first block that has one.
+TEXT ·andNotAnyAVX2(SB), NOSPLIT, $0-33
+	MOVQ a+0(FP), SI
+	MOVQ b+8(FP), DX
+	MOVQ c+16(FP), BX
+	MOVQ n+24(FP), CX
+nloop:
+	LOADR(BX)
+	OPR(VPANDN, DX)
+	OPR(VPAND, SI)
+	VPOR   Y0, Y1, Y0
+	VPOR   Y2, Y3, Y2
+	VPOR   Y0, Y2, Y0
+	VPTEST Y0, Y0
+	JNZ    nfound
+	ADDQ $128, SI
+	ADDQ $128, DX
+	ADDQ $128, BX
+	DECQ CX
+	JNZ  nloop
+	MOVB $0, ret+32(FP)
+	VZEROUPPER
+	RET
+nfound:
+	MOVB $1, ret+32(FP)
+	VZEROUPPER
+	RET

@@ -92,7 +92,8 @@ func TestKernelsMatchThePlainRule(t *testing.T) {
 
 // TestAndAnyFindsTheOneMember: with the vector loop and without, AndAny
 // of operands that share no node reports none, and with one shared node
-// at any word (in a block or in the tail) reports it.
+// at any word (in a block or in the tail) reports it; so does AndNotAny
+// with that node in or out of its third operand.
 func TestAndAnyFindsTheOneMember(t *testing.T) {
 	saved := useAVX2
 	defer func() { useAVX2 = saved }()
@@ -106,10 +107,24 @@ func TestAndAnyFindsTheOneMember(t *testing.T) {
 			if AndAny(d, a, b) {
 				t.Fatalf("avx2=%t n=%d: a member of disjoint sets", vec, n)
 			}
+			// AndNotAny(a, a, b): a &^ b is a; with c = a, none.
+			if AndNotAny(a, a, a) || n > 0 && !AndNotAny(a, a, b) {
+				t.Fatalf("avx2=%t n=%d: AndNotAny of a set and itself", vec, n)
+			}
 			for i := range a {
 				b[i] |= 1 << (2 * (i % 32))
 				if !AndAny(d, a, b) {
 					t.Fatalf("avx2=%t n=%d: the member at word %d not found", vec, n, i)
+				}
+				// The one member of a & b is a's only member outside c.
+				c := append([]uint64(nil), a...)
+				c[i] &^= 1 << (2 * (i % 32))
+				if !AndNotAny(a, b, c) {
+					t.Fatalf("avx2=%t n=%d: AndNotAny missed the member at word %d", vec, n, i)
+				}
+				c[i] = a[i]
+				if AndNotAny(a, b, c) {
+					t.Fatalf("avx2=%t n=%d: AndNotAny found a member in c", vec, n)
 				}
 				b[i] = 0xaaaaaaaaaaaaaaaa
 			}

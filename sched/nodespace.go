@@ -263,11 +263,12 @@ func (ns *nodeSpace) overlaps(nodes bitset.Set, start, end int64) bool {
 // the point where the AND is empty (as the walk as written stops there),
 // and the freeing test per slot.
 func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, int) {
-	copy(avail, orig)
-	// Outside the words where orig has members avail is empty and stays
-	// so, and orig adds nothing to later_start: a partition's nodes are
-	// often one range of ids.
+	// Outside the words where orig has members avail is empty, and orig
+	// adds nothing to later_start: a partition's nodes are often one
+	// range of ids. The walk sets the words inside.
 	lo, hi := orig.Span()
+	clear(avail[:lo])
+	clear(avail[hi:])
 	ns.ordered()
 	w := ns.walkFor(orig[lo:hi], lo)
 	n := len(ns.order)
@@ -278,6 +279,7 @@ func (ns *nodeSpace) usable(avail, orig bitset.Set, start, end int64) (int64, in
 		k0 = seek(n, w.front, func(p int) bool { return ns.s[ns.order[p]].end > start })
 	}
 	if k0 == n {
+		copy(avail[lo:hi], orig[lo:hi])
 		return 0, bitops.Count(avail[lo:hi])
 	}
 	w.and(ns, avail[lo:hi], k0, end)
@@ -382,7 +384,7 @@ func (w *slotWalk) slot(ns *nodeSpace, k int) []uint64 {
 	return ns.s[ns.order[k]].avail[w.lo : w.lo+len(w.orig)]
 }
 
-// and narrows dst (orig's words) to the slots from position k0 that
+// and sets dst to orig's words narrowed to the slots from position k0 that
 // begin by end, moving the kept window there: it only slides right, else
 // it restarts, from the prefix ANDs when k0 is z.
 func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
@@ -429,7 +431,7 @@ func (w *slotWalk) and(ns *nodeSpace, dst []uint64, k0 int, end int64) {
 	case !w.accAny:
 		clear(dst)
 	case w.front < w.mid:
-		bitops.And2(dst, w.suf[w.front*nw:(w.front+1)*nw], w.acc)
+		bitops.AndAny(dst, w.suf[w.front*nw:(w.front+1)*nw], w.acc)
 	default:
 		copy(dst, w.acc)
 	}
@@ -471,12 +473,8 @@ func (w *slotWalk) prefix(ns *nodeSpace, end int64) int {
 func (w *slotWalk) frees(ns *nodeSpace, k int) bool {
 	if w.freed[k] == 0 {
 		w.freed[k] = 2
-		cur, next := w.slot(ns, k), w.slot(ns, k+1)
-		for i, o := range w.orig {
-			if o&next[i]&^cur[i] != 0 {
-				w.freed[k] = 1
-				break
-			}
+		if bitops.AndNotAny(w.orig, w.slot(ns, k+1), w.slot(ns, k)) {
+			w.freed[k] = 1
 		}
 	}
 	return w.freed[k] == 1
