@@ -39,8 +39,9 @@ type releaseChain struct {
 	last  map[reachKey]*reachAnswer
 	epoch uint64
 	// reused counts the answers last gave, carried those memo gave
-	// after a change (for tests).
-	reused, carried int
+	// after a change, early the starts now answered from an order
+	// freedLater had not finished (for tests).
+	reused, carried, early int
 }
 
 // reachKey is what willRunReach reads of a question besides its
@@ -113,11 +114,12 @@ func (c *releaseChain) remember(key reachKey, base bitset.Set, added []uint32, f
 type freeOrder struct {
 	nodes []uint32
 	at    []int
-	clean bitset.Set
 	busy  []uint32
 	// stale marks an order of an earlier state, whose storage the next
-	// freedAt for its maxRun reuses.
-	stale bool
+	// freedAt for its maxRun reuses; full one that freedLater finished
+	// (else only reached[0] and the working storage are made).
+	stale, full bool
+	maxRun      int
 	// excl, run, tot, count and next are freedAt's working storage.
 	excl, run, tot, count []int32
 	next                  []int
@@ -148,30 +150,31 @@ func (o *freeOrder) checkpoints(n int) {
 	}
 }
 
-// reachedTo is reached[m], made (with those before it) if need be; the
-// storage of an earlier state's sets is reused.
+// reachedTo is reached[m], made (with those after freedNow's reached[0])
+// if need be; the storage of an earlier state's sets is reused.
 func (o *freeOrder) reachedTo(m, words int) bitset.Set {
 	for k := len(o.reached); k <= m; k++ {
-		var b bitset.Set
-		if k < cap(o.reached) {
-			b = o.reached[:k+1][k]
-		}
-		if len(b) != words {
-			b = make(bitset.Set, words)
-		}
-		from := 0
-		if k > 0 {
-			b.Copy(o.reached[k-1])
-			from = o.cps[k-1] + 1
-		} else {
-			b.Copy(o.clean)
-		}
-		for _, id := range o.nodes[o.at[from]:o.at[o.cps[k]+1]] {
+		b := o.reachedStore(k, words)
+		b.Copy(o.reached[k-1])
+		for _, id := range o.nodes[o.at[o.cps[k-1]+1]:o.at[o.cps[k]+1]] {
 			b.Add(id)
 		}
 		o.reached = append(o.reached, b)
 	}
 	return o.reached[m]
+}
+
+// reachedStore is storage of words words for reached[k], len(o.reached)
+// being k: an earlier state's set's, if any.
+func (o *freeOrder) reachedStore(k, words int) bitset.Set {
+	var b bitset.Set
+	if k < cap(o.reached) {
+		b = o.reached[:k+1][k]
+	}
+	if len(b) != words {
+		b = make(bitset.Set, words)
+	}
+	return b
 }
 
 // chain is the release chain of the current state, rebuilt when the state
@@ -317,6 +320,19 @@ func (c *releaseChain) reset() {
 
 // freedAt is the chain's freeOrder for maxRun, made on first use.
 func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
+	o := p.freedNow(c, maxRun)
+	if !o.full {
+		p.freedLater(c, o)
+	}
+	return o
+}
+
+// freedNow is freedAt's order as far as its first reached set, the nodes
+// that fit with no release: a test of a start now reads nothing else, and
+// about half of the states of a CEA-Curie replay are asked nothing but
+// such tests (a job backfilled now; then the next start changes the
+// state). freedLater makes the rest when a test needs it.
+func (p *Plugin) freedNow(c *releaseChain, maxRun int) *freeOrder {
 	o := c.freed[maxRun]
 	if o != nil && !o.stale {
 		return o
@@ -324,13 +340,11 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	if o == nil {
 		o = &freeOrder{}
 	}
-	o.stale = false
+	o.stale, o.full, o.maxRun = false, false, maxRun
 	n := len(c.running)
-	o.reached = o.reached[:0]
 	// A clean node (no job) fits from the start; only the others, which
 	// the running jobs hold, are counted and sorted.
 	base := c.base
-	o.clean = base.clean
 	o.busy = o.busy[:0]
 	for i, w := range base.clean {
 		for x := ^w; x != 0; x &= x - 1 {
@@ -343,16 +357,32 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 	}
 	o.excl, o.run, o.tot = slices.Grow(o.excl[:0], p.cl.N)[:p.cl.N], slices.Grow(o.run[:0], p.cl.N)[:p.cl.N], slices.Grow(o.tot[:0], p.cl.N)[:p.cl.N]
 	excl, run, tot := o.excl, o.run, o.tot
-	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
 	o.count = slices.Grow(o.count[:0], p.cl.N)[:p.cl.N]
 	count := o.count // release count, n+1: never; read on busy nodes only
+	// reached[0] is made here, as reachedTo makes it: the clean nodes and
+	// the busy ones of release count 0.
+	o.reached = o.reached[:0]
+	b := o.reachedStore(0, len(base.clean))
+	b.Copy(base.clean)
 	for _, id := range o.busy {
 		excl[id], run[id], tot[id] = base.excl[id], base.run[id], base.tot[id]
 		count[id] = int32(n + 1)
-		if fits(id) {
+		if excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit {
 			count[id] = 0
+			b.Add(id)
 		}
 	}
+	o.reached = append(o.reached, b)
+	c.freed[maxRun] = o
+	return o
+}
+
+// freedLater finishes o, made by freedNow: the release count of each busy
+// node, the nodes in release order and the reached sets' checkpoints.
+func (p *Plugin) freedLater(c *releaseChain, o *freeOrder) {
+	n, maxRun := len(c.running), o.maxRun
+	excl, run, tot, count := o.excl, o.run, o.tot, o.count
+	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
 	for k, j := range c.running {
 		for _, id := range j.nodes {
 			if !j.suspended {
@@ -384,8 +414,7 @@ func (p *Plugin) freedAt(c *releaseChain, maxRun int) *freeOrder {
 		next[k]++
 	}
 	o.checkpoints(n)
-	c.freed[maxRun] = o
-	return o
+	o.full = true
 }
 
 // willRun is _will_run_test (reference §1.5): willRunPlain's answer without
@@ -477,7 +506,7 @@ func (p *Plugin) willRunFit(r *job.Request, cand bitset.Set) (bitset.Set, int, i
 // but f; nor is one that leaves fewer candidates than countThreshold.
 func (p *Plugin) willRunReach(maxRun int, w *want, cand, f, out bitset.Set, minN, maxN, reqN int) (bitset.Set, int, int64, error) {
 	c := p.chain()
-	o := p.freedAt(c, maxRun)
+	o := p.freedNow(c, maxRun)
 	n := len(c.running)
 	key := reachKey{maxRun: maxRun, minN: minN, maxN: maxN, reqN: reqN, minCPUs: w.minCPUs, cpuCap: w.cpuCap, perCore: w.perCore, contiguous: w.contiguous}
 	keep := w.required == nil && !noMemo
@@ -504,8 +533,14 @@ func (p *Plugin) willRunReach(maxRun int, w *want, cand, f, out bitset.Set, minN
 			if keep {
 				c.remember(key, o.reached[0], nil, f, out, total, job.FitsNow)
 			}
+			if !o.full {
+				c.early++
+			}
 			return out, total, job.FitsNow, nil
 		}
+	}
+	if !o.full {
+		p.freedLater(c, o)
 	}
 	enough := func(m int) bool { return cand.AndCount(o.reachedTo(m, words), lo, hi) >= need }
 	// The first reached set with enough candidates: among those made, by
