@@ -75,6 +75,7 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 		track = reuseTrack{on: true, until: l.until}
 		clock = &budget{used: l.used, yielded: l.yielded}
 		jobTests = l.jobTests
+		q.bfWalks.idle()
 	} else {
 		recs = q.buildQueue(now, true, true)
 		track = q.startTrack(now, window, res)
@@ -96,6 +97,9 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	counts := &bfCounts{user: map[string]int{}, part: map[string]int{}, assoc: map[string]int{}, userPart: map[string]int{}, resvPart: map[string]int{}}
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
+	if !cont {
+		q.startWalks(usableBits, window, res, track.on)
+	}
 	baseBuf, availBuf, chosenBuf, resvBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
 	// Without a Limits hook, which reads allocations, will-run answers
 	// need not be built as allocations when the plugin can skip that.
@@ -112,7 +116,8 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	}
 	p.BackfillExit = "end of queue"
 recordLoop:
-	for _, r := range recs[first:] {
+	for i, r := range recs[first:] {
+		q.bfWalks.record(first+i, r, ns, now)
 		if jobTests >= cfg.BFMaxJobTest {
 			p.BackfillExit = "bf_max_job_test"
 			break
@@ -208,8 +213,15 @@ recordLoop:
 				orig = resvBuf.Fill(allowed)
 				orig.And(baseBits)
 			}
+			// A full pass reads the last one's walk where it stands
+			// (walkLog).
 			var availN int
-			laterStart, availN = ns.usable(availBits, orig, startRes, endTime)
+			var b int64
+			var read bool
+			laterStart, availN, b, read = q.bfWalks.read(availBits, orig, startRes, endTime, now)
+			if !read {
+				laterStart, availN = ns.usable(availBits, orig, startRes, endTime)
+			}
 			short := (required != nil && !required.SubsetOf(availBits)) || availN < minN
 			if track.on && startRes <= now {
 				// The slots read are those ending after now and beginning
@@ -217,10 +229,14 @@ recordLoop:
 				// that would change what the round reads is met limit
 				// seconds earlier. A slot ending after now still does when
 				// the pass ends (the first end is bounded below).
-				if b := ns.answerBegin(availBits, endTime, laterStart, short); b > 0 {
+				if !read {
+					b = ns.answerBegin(availBits, endTime, laterStart, short)
+				}
+				if b > 0 {
 					track.lower(b - limit)
 				}
 			}
+			q.bfWalks.wrote(availBits, orig, startRes, endTime, now, laterStart, availN, b, !read)
 			if overlap {
 				// Try again once the first reservation ends
 				// (find_resv_end).
@@ -340,6 +356,7 @@ recordLoop:
 			}
 			if start <= now {
 				track.nowDep = true
+				q.bfWalks.started()
 				if dense != nil {
 					chosenBuf.Copy(chosen)
 					chosen = chosenBuf
@@ -429,6 +446,7 @@ recordLoop:
 				track.lower(edge + res - window)
 			}
 			ns.add(st, endRes, chosen)
+			q.bfWalks.add(st, endRes, chosen, windowEnd, window, res)
 			q.clock.update = now
 			// A job of several partitions is reserved in each, but keeps
 			// the earliest start and its nodes (_add_reservation).
@@ -453,6 +471,7 @@ recordLoop:
 		track.lower(ns.s[ns.order[ns.from(now)]].end)
 	}
 	q.finishTrack(&track, now, recs, p.BackfillExit, p.BackfillTested-tested0, p.Reserved-reserved0, starts, jobTests, clock)
+	q.bfWalks.finish()
 	q.explainRest()
 }
 

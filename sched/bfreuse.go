@@ -215,3 +215,214 @@ func (q *Queue) continueBackfill(now, window, res int64, p *Pass) ([]record, int
 	}
 	return recs, len(r.recs), true
 }
+
+// walkLog is a full backfill pass's slot walks (nodeSpace.usable's
+// answers) and reservations, up to its first start, for the next full
+// passes to read instead of walking again (walkLogs.read). A round's walk
+// reads the map as the earlier records' reservations left it, its
+// candidates, its start and its window's end, and nothing else: a later
+// full pass whose reservations up to a record are the logged ones (the
+// same calls on a fresh map) has the same slots there but for the first
+// one's begin (now rounded down to res) and the last one's end
+// (now+window rounded down), so a round of that record with the same
+// candidates, start and window gets the logged answer while no slot end
+// lies between the two nows (bound: the end of the slot holding the
+// logged now before the record, and the time the window's end reaches a
+// logged reservation it cut) and, for a round from now, the window's end
+// has not reached the first later slot that changes its answer
+// (answerBegin). Will-run, the clock's comparisons and every decision are
+// made again: only the walks are read, and a pass stops reading at the
+// first round or reservation that differs or at a start (which reserves
+// the started job's nodes in the map).
+type walkLog struct {
+	ok          bool
+	res, window int64
+	usable      bitset.Set
+	recs        []record
+	// first is each record's first round in rounds, adds the
+	// reservations made before it, bound the now it stands before.
+	first []int
+	adds  []int
+	bound []int64
+	// rounds and their candidates and answers, two sets of words each
+	// in words; resv the reservations, their nodes in resvWords.
+	rounds    []walkRound
+	words     []uint64
+	resv      []walkResv
+	resvWords []uint64
+	// edge is the running bound of the reservations cut by the map's
+	// end.
+	edge int64
+}
+
+// walkRound is one slot walk: from now (atNow, end then counted from
+// now) or from start, to end; its answers later and count, and for a
+// walk from now, the begin of the first later slot that changes its
+// answer (0: none).
+type walkRound struct {
+	atNow            bool
+	start, end       int64
+	later, answerEnd int64
+	count            int
+}
+
+// walkResv is one reservation of the map, from st to end.
+type walkResv struct{ st, end int64 }
+
+// walkLogs is the last full pass's log (old), read by the full pass
+// running, which writes its own (cur).
+type walkLogs struct {
+	old, cur walkLog
+	// reading and writing say whether the pass running still reads old
+	// and writes cur; rec, round and resv are its positions in old.
+	reading, writing bool
+	rec, round, resv int
+	resvSame         bool
+	words            int
+	// nRead and nWalked count the rounds read and walked (tests).
+	nRead, nWalked int
+}
+
+// startWalks begins a full pass over a fresh map: it reads
+// the last full pass's log when the map begins the same (the usable
+// nodes, res and window), and writes its own when the pass is followed
+// (track.on) and no running job is in the map.
+func (q *Queue) startWalks(usable bitset.Set, window, res int64, tracked bool) {
+	w := &q.bfWalks
+	w.words = len(usable)
+	o := &w.old
+	w.reading = o.ok && q.reuseAllowed() && !q.cfg.BFRunningJobReserve && o.res == res && o.window == window && o.usable.Equal(usable)
+	w.rec, w.round, w.resv, w.resvSame = -1, 0, 0, true
+	w.writing = tracked && !q.cfg.BFRunningJobReserve
+	c := &w.cur
+	c.ok = false
+	if w.writing {
+		c.res, c.window, c.usable = res, window, append(c.usable[:0], usable...)
+		c.recs, c.first, c.adds, c.bound = c.recs[:0], c.first[:0], c.adds[:0], c.bound[:0]
+		c.rounds, c.words, c.resv, c.resvWords = c.rounds[:0], c.words[:0], c.resv[:0], c.resvWords[:0]
+		c.edge = math.MaxInt64
+	}
+}
+
+// idle is a pass that neither reads nor writes a log (a continued one).
+func (w *walkLogs) idle() { w.reading, w.writing, w.resvSame = false, false, false }
+
+// record moves the pass to its i-th record r, at now on the map ns.
+func (w *walkLogs) record(i int, r record, ns *nodeSpace, now int64) {
+	if w.writing {
+		c := &w.cur
+		c.recs = append(c.recs, r)
+		c.first = append(c.first, len(c.rounds))
+		c.adds = append(c.adds, len(c.resv))
+		c.bound = append(c.bound, min(c.edge, ns.s[ns.order[ns.from(now)]].end))
+	}
+	if !w.reading {
+		return
+	}
+	o := &w.old
+	if i >= len(o.recs) || o.recs[i] != r || !w.resvSame || w.resv != o.adds[i] || now >= o.bound[i] {
+		w.reading = false
+		return
+	}
+	w.rec, w.round = i, o.first[i]
+}
+
+// read is the logged answer of the pass's next slot walk (ns.usable of
+// avail, orig, start, end at now) into avail, with the logged answerEnd,
+// and whether there is one.
+func (w *walkLogs) read(avail, orig bitset.Set, start, end, now int64) (later int64, count int, answerEnd int64, ok bool) {
+	if !w.reading {
+		return 0, 0, 0, false
+	}
+	o := &w.old
+	last := len(o.rounds)
+	if w.rec+1 < len(o.first) {
+		last = o.first[w.rec+1]
+	}
+	k := w.round
+	if k >= last {
+		w.reading = false
+		return 0, 0, 0, false
+	}
+	rd := &o.rounds[k]
+	n := w.words
+	if rd.atNow != (start <= now) || (rd.atNow && (start != now || end-now != rd.end || (rd.answerEnd > 0 && end >= rd.answerEnd))) ||
+		(!rd.atNow && (start != rd.start || end != rd.end)) || !bitset.Set(o.words[2*k*n:(2*k+1)*n]).Equal(orig) {
+		w.reading = false
+		return 0, 0, 0, false
+	}
+	copy(avail, o.words[(2*k+1)*n:(2*k+2)*n])
+	w.round++
+	w.nRead++
+	return rd.later, rd.count, rd.answerEnd, true
+}
+
+// wrote logs the pass's slot walk (as read takes it) with its answers.
+func (w *walkLogs) wrote(avail, orig bitset.Set, start, end, now, later int64, count int, answerEnd int64, walked bool) {
+	if walked {
+		w.nWalked++
+	}
+	if !w.writing {
+		return
+	}
+	c := &w.cur
+	rd := walkRound{atNow: start <= now, start: start, end: end, later: later, count: count, answerEnd: answerEnd}
+	if rd.atNow {
+		rd.end -= now
+	}
+	c.rounds = append(c.rounds, rd)
+	c.words = append(append(c.words, orig...), avail...)
+}
+
+// add logs the pass's reservation of nodes from st to end on a map
+// ending at windowEnd (a window of window seconds at resolution res), and
+// checks it against the logged one.
+func (w *walkLogs) add(st, end int64, nodes bitset.Set, windowEnd, window, res int64) {
+	if w.writing {
+		c := &w.cur
+		c.resv = append(c.resv, walkResv{st, end})
+		c.resvWords = append(c.resvWords, nodes...)
+		if end >= windowEnd {
+			edge := end
+			if st >= windowEnd {
+				edge = st
+			}
+			c.edge = min(c.edge, edge+res-window)
+		}
+	}
+	if !w.resvSame {
+		return
+	}
+	o, n := &w.old, w.words
+	k := w.resv
+	if k >= len(o.resv) || o.resv[k] != (walkResv{st, end}) || !bitset.Set(o.resvWords[k*n:(k+1)*n]).Equal(nodes) {
+		w.resvSame, w.reading = false, false
+		return
+	}
+	w.resv++
+}
+
+// started stops the pass's reading and writing: a start reserves the
+// started job's nodes in the map, which a fresh pass's map does not
+// hold for a running job, and changes the running jobs.
+func (w *walkLogs) started() {
+	w.reading, w.resvSame = false, false
+	if w.writing {
+		w.writing = false
+		w.cur.ok = true
+	}
+}
+
+// finish ends the pass: the log it wrote becomes the one the next full
+// pass reads.
+func (w *walkLogs) finish() {
+	if w.writing {
+		w.writing = false
+		w.cur.ok = true
+	}
+	w.reading = false
+	if w.cur.ok {
+		w.old, w.cur = w.cur, w.old
+		w.cur.ok = false
+	}
+}

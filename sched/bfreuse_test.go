@@ -18,15 +18,7 @@ import (
 // submissions (continueBackfill).
 func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
 	reused, continued := 0, 0
-	worlds := tickWorlds(t, rand.New(rand.NewPCG(5, 11)), 1500, func(gf, gp *byteGen) (*fuzzWorld, *fuzzWorld) {
-		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, true)
-		if _, ok := fast.q.sched.(Backfill); !ok || !fast.q.reuseAllowed() {
-			// Reuse is off in this world (another select plugin,
-			// preemption or advance reservations).
-			return nil, nil
-		}
-		return fast, plain
-	}, nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) {
+	worlds := tickWorlds(t, rand.New(rand.NewPCG(5, 11)), 1500, reusePair(t), nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) {
 		reused += fast.q.bfLast.reused
 		continued += fast.q.bfLast.continued
 	})
@@ -34,6 +26,19 @@ func TestReusedBackfillPassesAgreeWithFreshOnes(t *testing.T) {
 		t.Fatalf("%d backfill passes reused, %d continued: the test tests too little", reused, continued)
 	}
 	t.Logf("%d worlds, %d backfill passes reused, %d continued after submissions", worlds, reused, continued)
+}
+
+// reusePair is tickWorlds' pair for the reuse tests: a world with
+// Options.ReusePasses and the plain one, none where reuse is off (another
+// select plugin, preemption or advance reservations).
+func reusePair(t *testing.T) func(gf, gp *byteGen) (*fuzzWorld, *fuzzWorld) {
+	return func(gf, gp *byteGen) (*fuzzWorld, *fuzzWorld) {
+		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, true)
+		if _, ok := fast.q.sched.(Backfill); !ok || !fast.q.reuseAllowed() {
+			return nil, nil
+		}
+		return fast, plain
+	}
 }
 
 // tickWorlds drives, for each of inputs random inputs, the two worlds pair
@@ -155,4 +160,22 @@ func TestReusedPassEndsWhenTheWindowReachesAWillRunStartBeyondIt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFullPassesReadingLoggedWalksAgreeWithFreshOnes is
+// TestReusedBackfillPassesAgreeWithFreshOnes for the slot walks a full
+// pass reads from the last full pass's log (walkLog): random Tick-driven
+// worlds, jobs ending early and at their limits, every job's state,
+// times, plan and reason compared after every Tick with a world that
+// walks every time; the worlds must read walks across ends and starts.
+func TestFullPassesReadingLoggedWalksAgreeWithFreshOnes(t *testing.T) {
+	read, walked := 0, 0
+	worlds := tickWorlds(t, rand.New(rand.NewPCG(17, 3)), 1500, reusePair(t), nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) {
+		read += fast.q.bfWalks.nRead
+		walked += fast.q.bfWalks.nWalked
+	})
+	if read == 0 {
+		t.Fatalf("no slot walk read from a log in %d worlds: the test tests too little", worlds)
+	}
+	t.Logf("%d worlds, %d slot walks read from the last full pass's log, %d walked", worlds, read, walked)
 }

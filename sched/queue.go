@@ -146,6 +146,7 @@ type Queue struct {
 	bfEnds                runEnds
 	bfReq                 job.Request
 	bfLast                bfReuse
+	bfWalks               walkLogs
 	// completing are the preempted jobs whose nodes stay completing until
 	// the next pass (releaseCompleting) or, with ReportEpilogs, until
 	// their epilogs complete.
