@@ -286,7 +286,7 @@ type walkLogs struct {
 // walkLogMaxWords is the widest map, in 64-node words, whose walks are
 // logged: on CEA-Curie's 87 words the log's copies cost more than the
 // walks it saves (the first 150,000 jobs took 1.031 of the CPU and 418
-// against 280 MiB with it), on CTC-SP2's 7 it saves 5%.
+// against 280 MiB with it), on CTC-SP2's 6 it saves 5%.
 const walkLogMaxWords = 32
 
 // startWalks begins a full pass over a fresh map: it reads
