@@ -22,6 +22,9 @@ func (c *bfCounts) exceeds(cfg Config, j *Job, part string) bool {
 		// Nothing reads the counts.
 		return false
 	}
+	if c.user == nil {
+		c.user, c.part, c.assoc, c.userPart = map[string]int{}, map[string]int{}, map[string]int{}, map[string]int{}
+	}
 	up := j.User + "\x00" + part
 	assoc := j.Account + "\x00" + j.User
 	switch {
@@ -94,7 +97,8 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 		clock = q.newBudget()
 	}
 	windowEnd := (now + window) / res * res
-	counts := &bfCounts{user: map[string]int{}, part: map[string]int{}, assoc: map[string]int{}, userPart: map[string]int{}, resvPart: map[string]int{}}
+	// The caps' maps are made when a cap is set (bfCounts.exceeds).
+	counts := &bfCounts{}
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
 	if !cont {
@@ -459,6 +463,9 @@ recordLoop:
 				j.Start = origStart
 			}
 			if cfg.BFJobPartCountReserve > 0 {
+				if counts.resvPart == nil {
+					counts.resvPart = map[string]int{}
+				}
 				counts.resvPart[r.part]++
 			}
 			p.Reserved++
@@ -468,7 +475,7 @@ recordLoop:
 	if track.on {
 		// The slot holding now ends at the first boundary: a later now
 		// past it walks from the next slot.
-		track.lower(ns.s[ns.order[ns.from(now)]].end)
+		track.lower(ns.holdingEnd(now))
 	}
 	q.finishTrack(&track, now, recs, p.BackfillExit, p.BackfillTested-tested0, p.Reserved-reserved0, starts, jobTests, clock)
 	q.bfWalks.finish()

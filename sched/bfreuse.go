@@ -321,7 +321,7 @@ func (w *walkLogs) record(i int, r record, ns *nodeSpace, now int64) {
 		c.recs = append(c.recs, r)
 		c.first = append(c.first, len(c.rounds))
 		c.adds = append(c.adds, len(c.resv))
-		c.bound = append(c.bound, min(c.edge, ns.s[ns.order[ns.from(now)]].end))
+		c.bound = append(c.bound, min(c.edge, ns.holdingEnd(now)))
 	}
 	if !w.reading {
 		return

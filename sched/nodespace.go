@@ -33,11 +33,29 @@ type nodeSpace struct {
 	// walk is usable's work kept for the next calls, on the slots that
 	// stay (slotWalk.valid).
 	walk slotWalk
+	// gen counts the changes of the slots; holdEnd is holdingEnd's last
+	// answer, for holdAt at generation holdGen (a pass asks it for each
+	// record, about the same now).
+	gen             uint64
+	holdGen         uint64
+	holdAt, holdEnd int64
 }
 
 // changed tells the kept walk that the slots from position p of order on
 // may have changed (their node sets, or which slot holds the position).
-func (ns *nodeSpace) changed(p int) { ns.walk.valid = min(ns.walk.valid, p) }
+func (ns *nodeSpace) changed(p int) {
+	ns.walk.valid = min(ns.walk.valid, p)
+	ns.gen++
+}
+
+// holdingEnd is the end of the first slot ending after t (the slot
+// holding t).
+func (ns *nodeSpace) holdingEnd(t int64) int64 {
+	if ns.holdGen != ns.gen || ns.holdAt != t {
+		ns.holdGen, ns.holdAt, ns.holdEnd = ns.gen, t, ns.s[ns.order[ns.from(t)]].end
+	}
+	return ns.holdEnd
+}
 
 // ordered remakes order if the slots changed since.
 func (ns *nodeSpace) ordered() {

@@ -72,10 +72,20 @@ func randomSet(r *rand.Rand, n, keep int) bitset.Set {
 	return b
 }
 
+// plainHoldingEnd is nodeSpace.holdingEnd following the list from slot 0.
+func (ns *nodeSpace) plainHoldingEnd(t int64) int64 {
+	j := 0
+	for ns.s[j].end <= t && ns.s[j].next != 0 {
+		j = ns.s[j].next
+	}
+	return ns.s[j].end
+}
+
 // TestUsableAgreesWithPlainWalk builds random node-space maps and asks the
 // slot walk for random windows: the walk with its early return and the
-// plain one give the same nodes and later_start, and the overlap test from
-// the first touched slot the same answer as the one from slot 0.
+// plain one give the same nodes and later_start, the overlap test from
+// the first touched slot the same answer as the one from slot 0, and the
+// kept end of the slot holding a time the one found from slot 0.
 func TestUsableAgreesWithPlainWalk(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 8))
 	for round := 0; round < 300; round++ {
@@ -96,6 +106,10 @@ func TestUsableAgreesWithPlainWalk(t *testing.T) {
 			}
 			st, end := ns.slotTime(now+int64(r.IntN(15000)), int64(1+r.IntN(5000)))
 			ns.add(st, end, ns.bits(nodes))
+			at := now + int64(r.IntN(3))*int64(r.IntN(8000))
+			if a, b := ns.holdingEnd(at), ns.plainHoldingEnd(at); a != b {
+				t.Fatalf("round %d: the slot holding %d ends at %d, the plain walk says %d", round, at, a, b)
+			}
 		}
 		for k := 0; k < 20; k++ {
 			orig := bitset.New(n)
