@@ -463,8 +463,7 @@ func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64
 	if err := p.screen(r, all); err != nil {
 		return 0, nil, err
 	}
-	shape, ok := r.Shape()
-	if noMemo || !ok || r.Preempts(p.cfg.Preempt) || p.chain().overdue(now) {
+	if noMemo || !r.Shaped() || r.Preempts(p.cfg.Preempt) || p.chain().overdue(now) {
 		a, err := p.willRunAll(r, all, job.Plan, now)
 		if err != nil {
 			return 0, nil, err
@@ -473,7 +472,7 @@ func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64
 	}
 	c := p.chain()
 	extra := int(p.nodeReqOf(r)) | p.cl.MaxShare(r.Partition)<<2 | int(p.tier(r.Partition))<<24
-	m, h, ok := c.memo.Get(&shape, extra, all)
+	m, h, ok := c.memo.Get(r, r.PlanEnd, extra, all)
 	if ok {
 		return job.StartAt(m.End, now), m.Nodes, m.Err
 	}
@@ -489,7 +488,7 @@ func (p *Plugin) WillRunDense(r *job.Request, cand bitset.Set, now int64) (int64
 			ans.End = job.FitsNow
 		}
 	}
-	m = c.memo.Put(h, &shape, extra, key, ans)
+	m = c.memo.Put(h, r, r.PlanEnd, extra, key, ans)
 	return job.StartAt(m.End, now), m.Nodes, m.Err
 }
 

@@ -65,30 +65,30 @@ func TestShapeOfRequestsNamingNodes(t *testing.T) {
 // extra value and candidates, and are copies.
 func TestMemoKeepsAnswersApart(t *testing.T) {
 	var m Memo
-	a, _ := (&Request{MinNodes: 1, Partition: "p"}).Shape()
-	b, _ := (&Request{MinNodes: 2, Partition: "p"}).Shape()
+	a, b := &Request{MinNodes: 1, Partition: "p"}, &Request{MinNodes: 2, Partition: "p"}
 	c1, c2 := bitset.New(100), bitset.New(100)
 	c1.Add(3)
 	c2.Add(4)
 	nodes := bitset.New(100)
 	nodes.Add(3)
-	_, h, _ := m.Get(&a, 1, c1)
-	got := m.Put(h, &a, 1, c1, Answer{Nodes: nodes, CPUs: 8, End: 500})
+	_, h, _ := m.Get(a, 0, 1, c1)
+	got := m.Put(h, a, 0, 1, c1, Answer{Nodes: nodes, CPUs: 8, End: 500})
 	nodes.Add(7)
 	c1.Add(9)
 	if got.Nodes.Has(7) {
 		t.Fatal("the memo kept the caller's node set")
 	}
 	c1.Del(9)
-	if x, _, ok := m.Get(&a, 1, c1); !ok || x.End != 500 || x.CPUs != 8 || !x.Nodes.Has(3) {
+	if x, _, ok := m.Get(a, 0, 1, c1); !ok || x.End != 500 || x.CPUs != 8 || !x.Nodes.Has(3) {
 		t.Fatalf("answer not found: %+v %v", x, ok)
 	}
 	for _, miss := range []struct {
-		s     *Shape
-		extra int
-		cand  bitset.Set
-	}{{&b, 1, c1}, {&a, 2, c1}, {&a, 1, c2}} {
-		if _, _, ok := m.Get(miss.s, miss.extra, miss.cand); ok {
+		r       *Request
+		planEnd int64
+		extra   int
+		cand    bitset.Set
+	}{{b, 0, 1, c1}, {a, 0, 2, c1}, {a, 0, 1, c2}, {a, 7, 1, c1}} {
+		if _, _, ok := m.Get(miss.r, miss.planEnd, miss.extra, miss.cand); ok {
 			t.Errorf("found an answer under another key %+v", miss)
 		}
 	}
@@ -103,7 +103,7 @@ func TestMemoKeepsAnswersApart(t *testing.T) {
 // afterwards.
 func TestMemoAfterResetKnowsOnlyNewAnswers(t *testing.T) {
 	var m Memo
-	shape := func(n int) *Shape { return &Shape{MinNodes: n, Partition: "p"} }
+	shape := func(n int) *Request { return &Request{MinNodes: n, Partition: "p"} }
 	cand, nodes := bitset.New(200), bitset.New(200)
 	for round := 0; round < 3; round++ {
 		for k := 1; k <= 50; k++ {
@@ -111,21 +111,21 @@ func TestMemoAfterResetKnowsOnlyNewAnswers(t *testing.T) {
 			cand.Add(uint32(k + round))
 			clear(nodes)
 			nodes.Add(uint32(2*k + round))
-			_, h, _ := m.Get(shape(k), round, cand)
-			m.Put(h, shape(k), round, cand, Answer{Nodes: nodes, End: int64(100*round + k)})
+			_, h, _ := m.Get(shape(k), 0, round, cand)
+			m.Put(h, shape(k), 0, round, cand, Answer{Nodes: nodes, End: int64(100*round + k)})
 		}
 		clear(nodes)
 		for k := 1; k <= 50; k++ {
 			clear(cand)
 			cand.Add(uint32(k + round))
-			a, _, ok := m.Get(shape(k), round, cand)
+			a, _, ok := m.Get(shape(k), 0, round, cand)
 			if !ok || a.End != int64(100*round+k) || a.Nodes.Count() != 1 || !a.Nodes.Has(uint32(2*k+round)) {
 				t.Fatalf("round %d, key %d: got %+v, %v", round, k, a, ok)
 			}
 			if round > 0 {
 				clear(cand)
 				cand.Add(uint32(k + round - 1))
-				if _, _, ok := m.Get(shape(k), round-1, cand); ok {
+				if _, _, ok := m.Get(shape(k), 0, round-1, cand); ok {
 					t.Fatalf("round %d, key %d: an answer from before Reset", round, k)
 				}
 			}
@@ -139,7 +139,7 @@ func TestMemoAfterResetKnowsOnlyNewAnswers(t *testing.T) {
 // replaced with their new answer; the next Put forgets all but its own.
 func TestMemoFindsEveryAnswerUpToItsLimit(t *testing.T) {
 	var m Memo
-	s := Shape{MinNodes: 1, Partition: "p"}
+	s := &Request{MinNodes: 1, Partition: "p"}
 	cand := bitset.New(256)
 	key := func(k int) {
 		clear(cand)
@@ -147,15 +147,15 @@ func TestMemoFindsEveryAnswerUpToItsLimit(t *testing.T) {
 	}
 	for k := 0; k < memoLimit; k++ {
 		key(k)
-		_, h, ok := m.Get(&s, k%3, cand)
+		_, h, ok := m.Get(s, 0, k%3, cand)
 		if ok {
 			t.Fatalf("key %d found before it was put", k)
 		}
-		m.Put(h, &s, k%3, cand, Answer{End: int64(k)})
+		m.Put(h, s, 0, k%3, cand, Answer{End: int64(k)})
 	}
 	for k := 0; k < memoLimit; k += 2 {
 		key(k)
-		a, _, ok := m.Get(&s, k%3, cand)
+		a, _, ok := m.Get(s, 0, k%3, cand)
 		if !ok {
 			t.Fatalf("key %d not found", k)
 		}
@@ -167,20 +167,68 @@ func TestMemoFindsEveryAnswerUpToItsLimit(t *testing.T) {
 		if k%2 == 0 {
 			want = -want
 		}
-		if a, _, ok := m.Get(&s, k%3, cand); !ok || a.End != want {
+		if a, _, ok := m.Get(s, 0, k%3, cand); !ok || a.End != want {
 			t.Fatalf("key %d: got %+v, %v, want end %d", k, a, ok, want)
 		}
 	}
 	key(memoLimit)
-	_, h, _ := m.Get(&s, 0, cand)
-	m.Put(h, &s, 0, cand, Answer{End: 1})
-	if a, _, ok := m.Get(&s, 0, cand); !ok || a.End != 1 {
+	_, h, _ := m.Get(s, 0, 0, cand)
+	m.Put(h, s, 0, 0, cand, Answer{End: 1})
+	if a, _, ok := m.Get(s, 0, 0, cand); !ok || a.End != 1 {
 		t.Fatalf("the answer past the limit: %+v, %v", a, ok)
 	}
 	for k := 0; k < memoLimit; k++ {
 		key(k)
-		if _, _, ok := m.Get(&s, k%3, cand); ok {
+		if _, _, ok := m.Get(s, 0, k%3, cand); ok {
 			t.Fatalf("key %d found after the memo passed its limit", k)
+		}
+	}
+}
+
+// TestShapeOfReadsEveryField: a shape is of the request it was made from
+// (with its PlanEnd), and of no request that differs from it in one of
+// its fields, nor with another PlanEnd: Get compares the request in place
+// of its shape.
+func TestShapeOfReadsEveryField(t *testing.T) {
+	base := Request{ID: 4, MinNodes: 2, MaxNodes: 3, NTasks: 5, Partition: "p", GPUType: "a100", PlanEnd: 90, TimeLimit: 60}
+	s, ok := base.Shape()
+	if !ok || !s.of(&base, 90) {
+		t.Fatalf("%+v is not of the request it was made from", s)
+	}
+	if s.of(&base, 91) {
+		t.Error("a shape is of its request with another PlanEnd")
+	}
+	other := base
+	other.ID, other.TimeLimit, other.Priority = 5, 120, 9
+	if !s.of(&other, 90) {
+		t.Error("a shape is not of a request differing in id, limit and priority")
+	}
+	st := reflect.TypeFor[Shape]()
+	for i := range st.NumField() {
+		name := st.Field(i).Name
+		r := base
+		f := reflect.ValueOf(&r).Elem().FieldByName(name)
+		switch f.Kind() {
+		case reflect.Bool:
+			f.SetBool(!f.Bool())
+		case reflect.String:
+			f.SetString(f.String() + "x")
+		case reflect.Int, reflect.Int64:
+			f.SetInt(f.Int() + 1)
+		case reflect.Uint8, reflect.Uint64:
+			f.SetUint(f.Uint() + 1)
+		default:
+			t.Fatalf("Shape.%s: no change made for kind %s", name, f.Kind())
+		}
+		planEnd := int64(90)
+		if name == "PlanEnd" {
+			planEnd = r.PlanEnd
+			if !s.of(&r, 90) {
+				t.Error("a shape reads PlanEnd of the request, not the one given")
+			}
+		}
+		if s.of(&r, planEnd) {
+			t.Errorf("a shape is of a request with another %s", name)
 		}
 	}
 }

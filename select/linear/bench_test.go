@@ -2,9 +2,12 @@ package linear
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/nodesift/sift/index"
+	"github.com/nodesift/sift/select/bitset"
 	"github.com/nodesift/sift/select/job"
 )
 
@@ -67,6 +70,51 @@ func BenchmarkWillRun(b *testing.B) {
 			if _, err := p.Select(r, cand, job.WillRun, 0); err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// BenchmarkWillRunDenseRepeat asks WillRunDense questions a backfill pass
+// has asked before (64 shapes on their own candidates, with 200 jobs
+// running on a CTC-SP2-sized cluster): the memo's lookup is all of it.
+func BenchmarkWillRunDenseRepeat(b *testing.B) {
+	const n = 338
+	b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
+		cl := benchCluster(b, n)
+		cl.Partitions["p"] = &job.Partition{Nodes: cl.Snap.Live()}
+		p := New(cl, Config{})
+		r := rand.New(rand.NewPCG(1, 2))
+		for i := 0; i < 200; i++ {
+			q := &job.Request{ID: uint32(i + 1), MinNodes: 1 + r.IntN(4), Partition: "p", TimeLimit: time.Duration(100+r.IntN(1000)) * time.Second}
+			if a, err := p.Select(q, cl.Snap.Live(), job.RunNow, 0); err == nil {
+				if err := p.Begin(q, a); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		var reqs []*job.Request
+		var cands []bitset.Set
+		for i := 0; i < 64; i++ {
+			reqs = append(reqs, &job.Request{ID: uint32(1000 + i), MinNodes: 1 + r.IntN(64), Partition: "p"})
+			c := bitset.New(n)
+			for k := 0; k < n; k++ {
+				if r.IntN(4) != 0 {
+					c.Add(uint32(k))
+				}
+			}
+			cands = append(cands, c)
+		}
+		for i := range reqs {
+			p.WillRunDense(reqs[i], cands[i], 10)
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			k := i % len(reqs)
+			if _, _, err := p.WillRunDense(reqs[k], cands[k], 10); err != nil {
+				b.Fatal(err)
+			}
+			i++
 		}
 	})
 }

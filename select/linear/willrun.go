@@ -596,8 +596,7 @@ var noMemo = false
 // candidates round after round, and pass after pass until a job starts or
 // ends. The answer's nodes must not be changed.
 func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, bitset.Set, int, error) {
-	shape, ok := r.Shape()
-	if noMemo || !ok {
+	if noMemo || !r.Shaped() {
 		out, total, end, err := p.willRunFitAll(r, all)
 		return job.StartAt(end, now), out, total, err
 	}
@@ -607,8 +606,7 @@ func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, 
 	// are ends of running jobs), so a job's later rounds on the same
 	// candidates get its first round's answer.
 	share := p.maxShare(r)
-	shape.PlanEnd = 0
-	a, h, ok := c.memo.Get(&shape, share, all)
+	a, h, ok := c.memo.Get(r, 0, share, all)
 	if ok && a.Checked != len(c.changes) {
 		ok = c.holds(a, all)
 		if ok {
@@ -624,7 +622,7 @@ func (p *Plugin) willRunMemo(r *job.Request, all bitset.Set, now int64) (int64, 
 	if a != nil {
 		c.memo.Replace(a, b)
 	} else {
-		a = c.memo.Put(h, &shape, share, all, b)
+		a = c.memo.Put(h, r, 0, share, all, b)
 	}
 	return job.StartAt(end, now), a.Nodes, total, err
 }
