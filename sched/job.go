@@ -143,6 +143,9 @@ type Job struct {
 
 	// deps tracks the state of each dependency.
 	depState []depState
+	// reasonSets is the reason change count of the queue holding the
+	// job (Queue.reasonSets), nil before it joins one.
+	reasonSets *uint64
 }
 
 // ReasonText is the reason as squeue prints it: the detail when set, else
@@ -154,6 +157,13 @@ func (j *Job) ReasonText() string {
 	return j.Reason.String()
 }
 
+// setReason sets the job's reason and counts a change in its queue.
 func (j *Job) setReason(r Reason, detail string) {
+	if j.Reason == r && j.ReasonDetail == detail {
+		return
+	}
 	j.Reason, j.ReasonDetail = r, detail
+	if j.reasonSets != nil {
+		*j.reasonSets++
+	}
 }

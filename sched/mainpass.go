@@ -48,6 +48,68 @@ const (
 // the whole queue; otherwise default_queue_depth bounds it. p collects what
 // happened.
 func (q *Queue) MainPass(now int64, full bool, p *Pass) {
+	if q.reuseMain(now, full, p) {
+		return
+	}
+	changes, reasons, started, tested := q.clock.changes, q.reasonSets, len(p.Started), p.MainTested
+	q.mainPass(now, full, p)
+	q.mainLast = mainReuse{
+		reused: q.mainLast.reused,
+		ok:     q.clock.changes == changes && q.reasonSets == reasons && len(p.Started) == started && q.mainReusable(),
+		full:   full, changes: changes, reasons: reasons, builds: q.built.gen,
+		tested: p.MainTested - tested, exit: p.MainExit,
+	}
+}
+
+// mainReuse is the last main pass, which stands for the next ones while
+// nothing it read changes (reuseMain).
+type mainReuse struct {
+	// ok says the pass changed nothing: it started no job and set no
+	// reason other than the one the job had (it wrote its partition and
+	// the busy memo, which give the same tests again).
+	ok, full bool
+	// changes and reasons are the queue's change and reason counts,
+	// builds its count of fresh queue builds, after the pass.
+	changes, reasons, builds uint64
+	// tested and exit are what the pass reported.
+	tested int
+	exit   string
+	// reused counts the passes it stood for (the tests read it).
+	reused int
+}
+
+// mainReusable reports whether a main pass that changed nothing may stand
+// for the next ones: every change comes through the queue's methods and
+// the tests read no clock (reuseAllowed), and the queue builds stand
+// (buildsStand).
+func (q *Queue) mainReusable() bool {
+	return !q.plainMain && q.reuseAllowed() && q.buildsStand()
+}
+
+// reuseMain stands the last main pass in for one at now when it changed
+// nothing and nothing it read changed since: no job, node, reservation or
+// configuration (the change count), no reason (set by backfill's start
+// tests or a queue build), no fresh queue build (its eligible times and
+// reasons), and the queue build stands at now. The pass would then make
+// the same tests on the same records with the same answers (the plugin's
+// and the limits' answers read no clock without hooks) and set what they
+// hold already: a simulator's periodic main passes mostly find the queue
+// as the last one left it. It reports whether it did.
+func (q *Queue) reuseMain(now int64, full bool, p *Pass) bool {
+	m := &q.mainLast
+	if !m.ok || m.full != full || m.changes != q.clock.changes || m.reasons != q.reasonSets || m.builds != q.built.gen ||
+		!q.mainReusable() || !q.builtStands(now, false) {
+		return false
+	}
+	q.passNow = now
+	p.MainTested += m.tested
+	p.MainExit = m.exit
+	m.reused++
+	return true
+}
+
+// mainPass is MainPass made afresh.
+func (q *Queue) mainPass(now int64, full bool, p *Pass) {
 	if q.opt.Priority != nil {
 		q.opt.Priority.Refresh(q.pending(), now)
 	}

@@ -140,6 +140,10 @@ type Queue struct {
 	recBuf  []record
 	sortBuf []record
 	built   builtQueue
+	// reasonSets counts the changes of the jobs' reasons, mainLast is the
+	// last main pass (reuseMain).
+	reasonSets uint64
+	mainLast   mainReuse
 	// plainBuild turns builtQueue off, and plainMain startNowMemo, for
 	// the differential tests.
 	plainBuild, plainMain bool
@@ -314,6 +318,7 @@ func (q *Queue) add(j *Job) (*entry, error) {
 		return nil, q.fail(j.ID, "no partition")
 	}
 	e := &entry{j: j, parts: map[string]*partReq{}, limit: j.TimeLimit}
+	j.reasonSets = &q.reasonSets
 	if e.limit == 0 {
 		// _valid_job_part gives the job its first partition's
 		// DefaultTime at submit, and none if that one has none, even
@@ -634,6 +639,7 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 	out := q.recBuf[:0]
 	b := &q.built
 	b.pending, b.until, b.timeMin, b.settled = b.pending[:0], math.MaxInt64, false, true
+	b.gen++
 	var last partLookup
 	for _, e := range q.ents {
 		j := e.j
@@ -716,6 +722,8 @@ type builtQueue struct {
 	// a job's reason is one its tests read and change on the next build
 	// (below).
 	settled bool
+	// gen counts the builds made afresh.
+	gen uint64
 }
 
 // buildsStand reports whether a queue build may stand for later ones

@@ -11,6 +11,9 @@ import "cmp"
 // happened.
 func (q *Queue) AllocateAtSubmit(id uint32, now int64, p *Pass) {
 	q.releaseCompleting(now)
+	// Its tests write what the main pass reads outside the reason count
+	// (the job's partition, its eligible time).
+	q.mainLast.ok = false
 	e, ok := q.jobs[id]
 	if !ok || e.j.State != Pending || e.j.Priority == 0 {
 		return
