@@ -149,17 +149,6 @@ func (s Set) Equal(o Set) bool {
 	return true
 }
 
-// AgreeOn reports whether s and o have the same members among m's (s and
-// o at least as long as m).
-func (s Set) AgreeOn(o, m Set) bool {
-	for i, w := range m {
-		if (s[i]^o[i])&w != 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // Span is the range of words holding s's members, (0, 0) when empty.
 func (s Set) Span() (lo, hi int) {
 	for lo < len(s) && s[lo] == 0 {

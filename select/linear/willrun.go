@@ -33,76 +33,10 @@ type releaseChain struct {
 	// starts and ends of jobs in changes while they still hold (holds).
 	memo    job.Memo
 	changes []*record
-	// last holds willRunReach's last answer to each question, valid
-	// while its epoch is the chain's (chain counts the states it is
-	// made for).
-	last  map[reachKey]*reachAnswer
-	epoch uint64
-	// reused counts the answers last gave, carried those memo gave
-	// after a change, early the starts now answered from an order
-	// freedLater had not finished (for tests).
-	reused, carried, early int
-}
-
-// reachKey is what willRunReach reads of a question besides its
-// candidates: the sharing, the node counts and the best fit's want (with
-// no required nodes).
-type reachKey struct {
-	maxRun, minN, maxN, reqN, minCPUs, cpuCap, perCore int
-	contiguous                                         bool
-}
-
-// reachAnswer is a willRunReach answer (nodes out, their CPUs, the
-// release end) and what it read of the candidates: the nodes the
-// releases up to the one that lets the job run free (those free now for
-// a start now), a reached set (base) and the nodes the walk added, and
-// seen, the candidates among them. Candidates with the same members
-// there give the walk the same f at every release up to that one, so the
-// same answer: a backfill pass asks a job again on candidates that differ
-// only in nodes its answer never reached (later rounds, the reservations
-// of other jobs). base and added are the chain's freeOrder's, which do not
-// change within an epoch.
-type reachAnswer struct {
-	epoch     uint64
-	base      bitset.Set
-	added     []uint32
-	seen, out bitset.Set
-	total     int
-	end       int64
-}
-
-// reachLimit bounds the questions a chain keeps answers for.
-const reachLimit = 1 << 12
-
-// lastAnswer is the remembered answer to key on candidates cand, if any.
-func (c *releaseChain) lastAnswer(key reachKey, cand bitset.Set) *reachAnswer {
-	a := c.last[key]
-	if a == nil || a.epoch != c.epoch || !cand.AgreeOn(a.seen, a.base) {
-		return nil
-	}
-	for _, id := range a.added {
-		if cand.Has(id) != a.seen.Has(id) {
-			return nil
-		}
-	}
-	return a
-}
-
-// remember keeps the answer out, total, end to key, found on f: the
-// candidates among base and the nodes added, which the releases tested
-// free.
-func (c *releaseChain) remember(key reachKey, base bitset.Set, added []uint32, f, out bitset.Set, total int, end int64) {
-	a := c.last[key]
-	if a == nil {
-		if len(c.last) >= reachLimit {
-			clear(c.last)
-		}
-		a = &reachAnswer{}
-		c.last[key] = a
-	}
-	a.epoch, a.base, a.added, a.total, a.end = c.epoch, base, added, total, end
-	a.seen = append(a.seen[:0], f...)
-	a.out = append(a.out[:0], out...)
+	// carried counts the answers memo gave after a change, early the
+	// starts now answered from an order freedLater had not finished (for
+	// tests).
+	carried, early int
 }
 
 // freeOrder is, for one maxRun, each node's release count: how many of
@@ -186,7 +120,7 @@ func (p *Plugin) chain() *releaseChain {
 	st := p.st
 	c := p.rel
 	if c == nil || len(c.marked) != (p.cl.N+63)/64 {
-		c = &releaseChain{scratch: &state{}, marked: bitset.New(p.cl.N), freed: map[int]*freeOrder{}, last: map[reachKey]*reachAnswer{}}
+		c = &releaseChain{scratch: &state{}, marked: bitset.New(p.cl.N), freed: map[int]*freeOrder{}}
 	}
 	// The answers stay, to be checked against the changes when asked
 	// again, when the jobs started and ended since are all the changes;
@@ -212,7 +146,6 @@ func (p *Plugin) chain() *releaseChain {
 	}
 	clear(p.changed)
 	p.changed, p.logSt, p.logGen = p.changed[:0], st, st.gen
-	c.epoch++
 	// The last chain's storage is reused: a replay changes the state
 	// thousands of times, and the chains were most of its allocations.
 	c.base, c.gen, c.running, c.copied = st, st.gen, running, false
@@ -508,15 +441,6 @@ func (p *Plugin) willRunReach(maxRun int, w *want, cand, f, out bitset.Set, minN
 	c := p.chain()
 	o := p.freedNow(c, maxRun)
 	n := len(c.running)
-	key := reachKey{maxRun: maxRun, minN: minN, maxN: maxN, reqN: reqN, minCPUs: w.minCPUs, cpuCap: w.cpuCap, perCore: w.perCore, contiguous: w.contiguous}
-	keep := w.required == nil && !noMemo
-	if keep {
-		if a := c.lastAnswer(key, cand); a != nil {
-			c.reused++
-			out.Copy(a.out)
-			return out, a.total, a.end, nil
-		}
-	}
 	lo, hi := cand.Span()
 	words := len(cand)
 	// need is the fewest candidates the best fit may succeed on: minN,
@@ -530,9 +454,6 @@ func (p *Plugin) willRunReach(maxRun int, w *want, cand, f, out bitset.Set, minN
 	count := f.Count()
 	if count >= need {
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
-			if keep {
-				c.remember(key, o.reached[0], nil, f, out, total, job.FitsNow)
-			}
 			if !o.full {
 				c.early++
 			}
@@ -575,9 +496,6 @@ func (p *Plugin) willRunReach(maxRun int, w *want, cand, f, out bitset.Set, minN
 			continue
 		}
 		if total, ok := p.jobTest(w, f, out, minN, maxN, reqN); ok {
-			if keep {
-				c.remember(key, o.reached[max(m-1, 0)], o.nodes[o.at[from+1]:o.at[k+2]], f, out, total, c.running[k].end)
-			}
 			return out, total, c.running[k].end, nil
 		}
 	}

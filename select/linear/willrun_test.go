@@ -215,13 +215,12 @@ func TestWillRunMemoAgreesWithFresh(t *testing.T) {
 	t.Logf("%d answers kept across starts and ends", carried)
 }
 
-// TestLastAnswersAgreeWithPlain: will-run asked for a few requests on
-// candidates that lose or regain a few nodes from one question to the
-// next (as a backfill pass's rounds and reservations change them), on
-// states changed between questions, gives willRunPlain's answers, and
-// some of them are the last answer to the same question (lastAnswer).
-func TestLastAnswersAgreeWithPlain(t *testing.T) {
-	reused := 0
+// TestWillRunOnChangingCandidatesAgreesWithPlain: will-run asked for a
+// few requests on candidates that lose or regain a few nodes from one
+// question to the next (as a backfill pass's rounds and reservations
+// change them), among them nodes of the last answer's release, on states
+// changed between questions, gives willRunPlain's answers.
+func TestWillRunOnChangingCandidatesAgreesWithPlain(t *testing.T) {
 	for seed := uint64(0); seed < 150; seed++ {
 		r := rand.New(rand.NewPCG(seed, 59))
 		p := willRunScenario(t, r)
@@ -285,12 +284,5 @@ func TestLastAnswersAgreeWithPlain(t *testing.T) {
 				t.Fatalf("seed %d step %d: will-run answers differ:\nfast  %+v %v\nplain %+v %v\n(%+v)", seed, step, fast, ferr, plain, perr, *q)
 			}
 		}
-		if p.rel != nil {
-			reused += p.rel.reused
-		}
 	}
-	if reused == 0 {
-		t.Fatal("no answer was a last answer")
-	}
-	t.Logf("%d last answers reused", reused)
 }
