@@ -102,7 +102,18 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
 	if !cont {
-		q.startWalks(usableBits, window, res, track.on)
+		q.startWalks(usableBits, now, window, res, track.on)
+		// The last full pass's first records may stand (walkLogs.replay).
+		if m, st := q.replay(recs, ns, now); m > 0 {
+			first, jobTests = m, st.tests
+			clock.used, clock.yielded = st.used, st.yielded
+			track.lower(st.until)
+			p.BackfillTested += st.tested
+			p.Reserved += st.reserved
+			if st.reserved > 0 {
+				q.clock.update = now
+			}
+		}
 	}
 	baseBuf, availBuf, chosenBuf, resvBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
 	// Without a Limits hook, which reads allocations, will-run answers
@@ -121,7 +132,15 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	p.BackfillExit = "end of queue"
 recordLoop:
 	for i, r := range recs[first:] {
-		q.bfWalks.record(first+i, r, ns, now)
+		if q.bfWalks.writing {
+			st := walkState{until: track.until, tested: p.BackfillTested - tested0, reserved: p.Reserved - reserved0, tests: jobTests, used: clock.used, yielded: clock.yielded}
+			if first+i > 0 {
+				st.prevStart = recs[first+i-1].e.j.Start
+			}
+			q.bfWalks.record(first+i, r, ns, now, st)
+		} else {
+			q.bfWalks.record(first+i, r, ns, now, walkState{})
+		}
 		if jobTests >= cfg.BFMaxJobTest {
 			p.BackfillExit = "bf_max_job_test"
 			break

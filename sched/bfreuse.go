@@ -253,6 +253,22 @@ type walkLog struct {
 	// edge is the running bound of the reservations cut by the map's
 	// end.
 	edge int64
+	// state is the pass's state before each record, for a later pass to
+	// take over (walkLogs.replay); at is the pass's now, changes and
+	// submitted the queue's change counts then.
+	state              []walkState
+	at                 int64
+	changes, submitted uint64
+}
+
+// walkState is a full pass's state before one of its records: its until,
+// edge, counts (of the pass) and budget, and the planned start the
+// record before left on its job.
+type walkState struct {
+	until, edge             int64
+	tested, reserved, tests int
+	used, yielded           time.Duration
+	prevStart               int64
 }
 
 // walkRound is one slot walk: from now (atNow, end then counted from
@@ -275,12 +291,14 @@ type walkLogs struct {
 	old, cur walkLog
 	// reading and writing say whether the pass running still reads old
 	// and writes cur; rec, round and resv are its positions in old.
-	reading, writing bool
-	rec, round, resv int
-	resvSame         bool
-	words            int
-	// nRead and nWalked count the rounds read and walked (tests).
-	nRead, nWalked int
+	// last says that old was written by the last full pass.
+	reading, writing, last bool
+	rec, round, resv       int
+	resvSame               bool
+	words                  int
+	// nRead and nWalked count the rounds read and walked, nReplayed the
+	// records replayed (tests).
+	nRead, nWalked, nReplayed int
 }
 
 // walkLogMaxWords is the widest map, in 64-node words, whose walks are
@@ -289,12 +307,12 @@ type walkLogs struct {
 // against 280 MiB with it), on CTC-SP2's 6 it saves 5%.
 const walkLogMaxWords = 32
 
-// startWalks begins a full pass over a fresh map: it reads
+// startWalks begins a full pass at now over a fresh map: it reads
 // the last full pass's log when the map begins the same (the usable
 // nodes, res and window), and writes its own when the pass is followed
 // (track.on), no running job is in the map and the map is at most
 // walkLogMaxWords words wide.
-func (q *Queue) startWalks(usable bitset.Set, window, res int64, tracked bool) {
+func (q *Queue) startWalks(usable bitset.Set, now, window, res int64, tracked bool) {
 	w := &q.bfWalks
 	w.words = len(usable)
 	o := &w.old
@@ -308,20 +326,73 @@ func (q *Queue) startWalks(usable bitset.Set, window, res int64, tracked bool) {
 		c.recs, c.first, c.adds, c.bound = c.recs[:0], c.first[:0], c.adds[:0], c.bound[:0]
 		c.rounds, c.words, c.resv, c.resvWords = c.rounds[:0], c.words[:0], c.resv[:0], c.resvWords[:0]
 		c.edge = math.MaxInt64
+		c.state = c.state[:0]
+		c.at, c.changes, c.submitted = now, q.clock.changes, q.clock.submitted
 	}
+}
+
+// replay takes over, for a full pass at now on the fresh map ns with the
+// records recs, the first records of the last full pass (walkLog), when
+// nothing but submissions changed the queue since: the will-run answers
+// are those it got (its plans are absolute, the running jobs the same),
+// and while now stays before that pass's until as it stood after a
+// record and before the logged bound of each record's walks (the map's
+// first and last slots), each comparison that record made with the clock
+// goes the same way, so its decisions stand: its reservations are made
+// again on ns, its job gets the planned start it left, and the log's
+// part for it is kept. It returns how many records it took over and the
+// pass's state before the next (when it took any). A record the logged
+// pass ended at or started a job in is run again. The bf_max_job_* caps
+// and bf_job_part_count_reserve, which count per pass, are off.
+func (q *Queue) replay(recs []record, ns *nodeSpace, now int64) (int, walkState) {
+	w, cfg := &q.bfWalks, q.cfg
+	o, c := &w.old, &w.cur
+	last := w.last
+	w.last = false
+	if !w.reading || !w.writing || !last || now <= o.at ||
+		q.clock.changes-o.changes != q.clock.submitted-o.submitted ||
+		cfg.BFMaxJobUserPart > 0 || cfg.BFMaxJobPart > 0 || cfg.BFMaxJobAssoc > 0 || cfg.BFMaxJobUser > 0 || cfg.BFJobPartCountReserve > 0 {
+		return 0, walkState{}
+	}
+	m := 0
+	for m+1 < len(o.recs) && m < len(recs) && recs[m] == o.recs[m] && now < o.bound[m] && now < o.state[m+1].until {
+		m++
+	}
+	if m == 0 {
+		return 0, walkState{}
+	}
+	n := w.words
+	for k := range o.adds[m] {
+		ns.add(o.resv[k].st, o.resv[k].end, o.resvWords[k*n:(k+1)*n])
+	}
+	for k := range m {
+		recs[k].e.j.Start = o.state[k+1].prevStart
+	}
+	r, a := o.first[m], o.adds[m]
+	c.recs, c.first, c.adds, c.bound = append(c.recs, o.recs[:m]...), append(c.first, o.first[:m]...), append(c.adds, o.adds[:m]...), append(c.bound, o.bound[:m]...)
+	c.state = append(c.state, o.state[:m]...)
+	c.rounds, c.words = append(c.rounds, o.rounds[:r]...), append(c.words, o.words[:2*r*n]...)
+	c.resv, c.resvWords = append(c.resv, o.resv[:a]...), append(c.resvWords, o.resvWords[:a*n]...)
+	c.edge = o.state[m].edge
+	w.resv = a
+	w.nReplayed += m
+	return m, o.state[m]
 }
 
 // idle is a pass that neither reads nor writes a log (a continued one).
 func (w *walkLogs) idle() { w.reading, w.writing, w.resvSame = false, false, false }
 
-// record moves the pass to its i-th record r, at now on the map ns.
-func (w *walkLogs) record(i int, r record, ns *nodeSpace, now int64) {
+// record moves the pass to its i-th record r, at now on the map ns, with
+// the pass's state st (but for edge) before it.
+func (w *walkLogs) record(i int, r record, ns *nodeSpace, now int64, st walkState) {
 	if w.writing {
 		c := &w.cur
 		c.recs = append(c.recs, r)
 		c.first = append(c.first, len(c.rounds))
 		c.adds = append(c.adds, len(c.resv))
 		c.bound = append(c.bound, min(c.edge, ns.holdingEnd(now)))
+		st.edge = c.edge
+		c.state = append(c.state, st)
 	}
 	if !w.reading {
 		return
@@ -431,5 +502,6 @@ func (w *walkLogs) finish() {
 	if w.cur.ok {
 		w.old, w.cur = w.cur, w.old
 		w.cur.ok = false
+		w.last = true
 	}
 }

@@ -164,18 +164,21 @@ func TestReusedPassEndsWhenTheWindowReachesAWillRunStartBeyondIt(t *testing.T) {
 
 // TestFullPassesReadingLoggedWalksAgreeWithFreshOnes is
 // TestReusedBackfillPassesAgreeWithFreshOnes for the slot walks a full
-// pass reads from the last full pass's log (walkLog): random Tick-driven
-// worlds, jobs ending early and at their limits, every job's state,
-// times, plan and reason compared after every Tick with a world that
-// walks every time; the worlds must read walks across ends and starts.
+// pass reads from the last full pass's log (walkLog) and the records it
+// takes over from it (walkLogs.replay): random Tick-driven worlds, jobs
+// ending early and at their limits, every job's state, times, plan and
+// reason compared after every Tick with a world that walks and tests
+// every time; the worlds must read walks across ends and starts, and
+// take records over.
 func TestFullPassesReadingLoggedWalksAgreeWithFreshOnes(t *testing.T) {
-	read, walked := 0, 0
+	read, walked, replayed := 0, 0, 0
 	worlds := tickWorlds(t, rand.New(rand.NewPCG(17, 3)), 1500, reusePair(t), nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) {
 		read += fast.q.bfWalks.nRead
 		walked += fast.q.bfWalks.nWalked
+		replayed += fast.q.bfWalks.nReplayed
 	})
-	if read == 0 {
-		t.Fatalf("no slot walk read from a log in %d worlds: the test tests too little", worlds)
+	if read == 0 || replayed == 0 {
+		t.Fatalf("%d slot walks read from a log and %d records taken over in %d worlds: the test tests too little", read, replayed, worlds)
 	}
-	t.Logf("%d worlds, %d slot walks read from the last full pass's log, %d walked", worlds, read, walked)
+	t.Logf("%d worlds, %d slot walks read from the last full pass's log, %d walked, %d records taken over", worlds, read, walked, replayed)
 }
