@@ -186,10 +186,9 @@ func (q *Queue) finishTrack(t *reuseTrack, now int64, recs []record, exit string
 // (and nothing done) when the pass must be run in full. The bf_max_job_*
 // caps and bf_job_part_count_reserve, which count per pass, are off.
 func (q *Queue) continueBackfill(now, window, res int64, p *Pass) ([]record, int, bool) {
-	r, cfg := &q.bfLast, q.cfg
+	r := &q.bfLast
 	if !r.ok || now <= r.at || now >= r.until || !q.reuseAllowed() || r.exit != "end of queue" ||
-		q.clock.changes-r.changes != q.clock.submitted-r.submitted ||
-		cfg.BFMaxJobUserPart > 0 || cfg.BFMaxJobPart > 0 || cfg.BFMaxJobAssoc > 0 || cfg.BFMaxJobUser > 0 || cfg.BFJobPartCountReserve > 0 {
+		q.clock.changes-r.changes != q.clock.submitted-r.submitted || q.cfg.countsPerPass() {
 		return nil, 0, false
 	}
 	// The last pass's plans stand: its jobs' planned starts are kept.
@@ -214,6 +213,13 @@ func (q *Queue) continueBackfill(now, window, res int64, p *Pass) ([]record, int
 		q.clock.update = now
 	}
 	return recs, len(r.recs), true
+}
+
+// countsPerPass reports whether a bf_max_job_* cap or
+// bf_job_part_count_reserve is set: they count within one pass, so a pass
+// cannot take another's records over.
+func (c Config) countsPerPass() bool {
+	return c.BFMaxJobUserPart > 0 || c.BFMaxJobPart > 0 || c.BFMaxJobAssoc > 0 || c.BFMaxJobUser > 0 || c.BFJobPartCountReserve > 0
 }
 
 // walkLog is a full backfill pass's slot walks (nodeSpace.usable's
@@ -345,13 +351,12 @@ func (q *Queue) startWalks(usable bitset.Set, now, window, res int64, tracked bo
 // pass ended at or started a job in is run again. The bf_max_job_* caps
 // and bf_job_part_count_reserve, which count per pass, are off.
 func (q *Queue) replay(recs []record, ns *nodeSpace, now int64) (int, walkState) {
-	w, cfg := &q.bfWalks, q.cfg
+	w := &q.bfWalks
 	o, c := &w.old, &w.cur
 	last := w.last
 	w.last = false
 	if !w.reading || !w.writing || !last || now <= o.at ||
-		q.clock.changes-o.changes != q.clock.submitted-o.submitted ||
-		cfg.BFMaxJobUserPart > 0 || cfg.BFMaxJobPart > 0 || cfg.BFMaxJobAssoc > 0 || cfg.BFMaxJobUser > 0 || cfg.BFJobPartCountReserve > 0 {
+		q.clock.changes-o.changes != q.clock.submitted-o.submitted || q.cfg.countsPerPass() {
 		return 0, walkState{}
 	}
 	m := 0
