@@ -2,6 +2,7 @@ package sched
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"time"
 
@@ -103,17 +104,6 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	usableBits := ns.bits(q.cl.Usable)
 	if !cont {
 		q.startWalks(usableBits, now, window, res, track.on)
-		// The last full pass's first records may stand (walkLogs.replay).
-		if m, st := q.replay(recs, ns, now); m > 0 {
-			first, jobTests = m, st.tests
-			clock.used, clock.yielded = st.used, st.yielded
-			track.lower(st.until)
-			p.BackfillTested += st.tested
-			p.Reserved += st.reserved
-			if st.reserved > 0 {
-				q.clock.update = now
-			}
-		}
 	}
 	baseBuf, availBuf, chosenBuf, resvBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
 	// Without a Limits hook, which reads allocations, will-run answers
@@ -132,18 +122,32 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	p.BackfillExit = "end of queue"
 recordLoop:
 	for i, r := range recs[first:] {
+		k := first + i
+		// The pass's state before the record, for the walk log (and to
+		// check it against the logged one).
+		var st walkState
 		if q.bfWalks.writing {
-			st := walkState{until: track.until, tested: p.BackfillTested - tested0, reserved: p.Reserved - reserved0, tests: jobTests, used: clock.used, yielded: clock.yielded}
-			if first+i > 0 {
-				st.prevStart = recs[first+i-1].e.j.Start
+			st = walkState{own: track.rec, tested: p.BackfillTested - tested0, reserved: p.Reserved - reserved0, tests: jobTests, used: clock.used, yielded: clock.yielded}
+			if k > 0 {
+				st.prevStart = recs[k-1].e.j.Start
 			}
-			q.bfWalks.record(first+i, r, ns, now, st)
-		} else {
-			q.bfWalks.record(first+i, r, ns, now, walkState{})
+			track.rec = math.MaxInt64
 		}
+		q.bfWalks.record(k, r, ns, now, st)
 		if jobTests >= cfg.BFMaxJobTest {
 			p.BackfillExit = "bf_max_job_test"
 			break
+		}
+		if nx, ok := q.bfWalks.takeOver(k, ns, now, windowEnd, window, res); ok {
+			// The record's decisions stand: the pass takes its outcome.
+			r.e.j.Start = nx.prevStart
+			p.BackfillTested, p.Reserved = tested0+nx.tested, reserved0+nx.reserved
+			jobTests, clock.used, clock.yielded = nx.tests, nx.used, nx.yielded
+			track.lower(nx.own)
+			if nx.reserved > st.reserved {
+				q.clock.update = now
+			}
+			continue
 		}
 		e, j := r.e, r.e.j
 		if j.State != Pending || j.Priority == 0 || j.preemptInProgress {

@@ -91,6 +91,9 @@ type reuseTrack struct {
 	on     bool
 	until  int64
 	nowDep bool
+	// rec is the lowest time lowered to since the record the pass is at
+	// began (walkState.own).
+	rec int64
 }
 
 // startTrack begins following a pass at now over a map of resolution res
@@ -153,6 +156,7 @@ func (ns *nodeSpace) answerBegin(avail bitset.Set, end, later int64, short bool)
 func (t *reuseTrack) lower(at int64) {
 	if t.on {
 		t.until = min(t.until, at)
+		t.rec = min(t.rec, at)
 	}
 }
 
@@ -237,9 +241,11 @@ func (c Config) countsPerPass() bool {
 // logged reservation it cut) and, for a round from now, the window's end
 // has not reached the first later slot that changes its answer
 // (answerBegin). Will-run, the clock's comparisons and every decision are
-// made again: only the walks are read, and a pass stops reading at the
-// first round or reservation that differs or at a start (which reserves
-// the started job's nodes in the map).
+// made again: only the walks are read, and a pass stops reading a
+// record's walks at the first round that differs, and all of them at the
+// first reservation that differs or at a start (which reserves the
+// started job's nodes in the map). A record whose decisions must stand
+// is not run at all (walkLogs.takeOver).
 type walkLog struct {
 	ok          bool
 	res, window int64
@@ -260,21 +266,29 @@ type walkLog struct {
 	// end.
 	edge int64
 	// state is the pass's state before each record, for a later pass to
-	// take over (walkLogs.replay); at is the pass's now, changes and
-	// submitted the queue's change counts then.
+	// take records over (walkLogs.takeOver); at is the pass's now,
+	// changes and submitted the queue's change counts then.
 	state              []walkState
 	at                 int64
 	changes, submitted uint64
 }
 
-// walkState is a full pass's state before one of its records: its until,
-// edge, counts (of the pass) and budget, and the planned start the
-// record before left on its job.
+// walkState is a full pass's state before one of its records: the
+// lowest time the record before lowered until to (own), the edge bound,
+// the pass's counts and budget, and the planned start the record before
+// left on its job.
 type walkState struct {
-	until, edge             int64
+	own, edge               int64
 	tested, reserved, tests int
 	used, yielded           time.Duration
 	prevStart               int64
+}
+
+// same reports whether s and t hold the same counts, budget and planned
+// start.
+func (s walkState) same(t walkState) bool {
+	s.own, s.edge, t.own, t.edge = 0, 0, 0, 0
+	return s == t
 }
 
 // walkRound is one slot walk: from now (atNow, end then counted from
@@ -295,16 +309,19 @@ type walkResv struct{ st, end int64 }
 // running, which writes its own (cur).
 type walkLogs struct {
 	old, cur walkLog
-	// reading and writing say whether the pass running still reads old
-	// and writes cur; rec, round and resv are its positions in old.
-	// last says that old was written by the last full pass.
-	reading, writing, last bool
-	rec, round, resv       int
-	resvSame               bool
-	words                  int
-	// nRead and nWalked count the rounds read and walked, nReplayed the
-	// records replayed (tests).
-	nRead, nWalked, nReplayed int
+	// readable says whether the pass running may read old, reading
+	// whether it still reads the record it is at, writing whether it
+	// writes cur, taking whether it may still take records over (its
+	// state so far is the logged one); rec, round and resv are its
+	// positions in old. last says that old was written by the last full
+	// pass.
+	readable, reading, writing, taking, last bool
+	rec, round, resv                         int
+	resvSame                                 bool
+	words                                    int
+	// nRead and nWalked count the rounds read and walked, nTaken the
+	// records taken over (tests).
+	nRead, nWalked, nTaken int
 }
 
 // walkLogMaxWords is the widest map, in 64-node words, whose walks are
@@ -322,7 +339,8 @@ func (q *Queue) startWalks(usable bitset.Set, now, window, res int64, tracked bo
 	w := &q.bfWalks
 	w.words = len(usable)
 	o := &w.old
-	w.reading = o.ok && q.reuseAllowed() && !q.cfg.BFRunningJobReserve && o.res == res && o.window == window && o.usable.Equal(usable)
+	w.readable = o.ok && q.reuseAllowed() && !q.cfg.BFRunningJobReserve && o.res == res && o.window == window && o.usable.Equal(usable)
+	w.reading = false
 	w.rec, w.round, w.resv, w.resvSame = -1, 0, 0, true
 	w.writing = tracked && !q.cfg.BFRunningJobReserve && len(usable) <= walkLogMaxWords
 	c := &w.cur
@@ -335,57 +353,20 @@ func (q *Queue) startWalks(usable bitset.Set, now, window, res int64, tracked bo
 		c.state = c.state[:0]
 		c.at, c.changes, c.submitted = now, q.clock.changes, q.clock.submitted
 	}
-}
-
-// replay takes over, for a full pass at now on the fresh map ns with the
-// records recs, the first records of the last full pass (walkLog), when
-// nothing but submissions changed the queue since: the will-run answers
-// are those it got (its plans are absolute, the running jobs the same),
-// and while now stays before that pass's until as it stood after a
-// record and before the logged bound of each record's walks (the map's
-// first and last slots), each comparison that record made with the clock
-// goes the same way, so its decisions stand: its reservations are made
-// again on ns, its job gets the planned start it left, and the log's
-// part for it is kept. It returns how many records it took over and the
-// pass's state before the next (when it took any). A record the logged
-// pass ended at or started a job in is run again. The bf_max_job_* caps
-// and bf_job_part_count_reserve, which count per pass, are off.
-func (q *Queue) replay(recs []record, ns *nodeSpace, now int64) (int, walkState) {
-	w := &q.bfWalks
-	o, c := &w.old, &w.cur
-	last := w.last
+	// The last full pass's records may stand (takeOver) when it wrote old
+	// and nothing but submissions changed the queue since: the running
+	// jobs are the same, so will-run gives the answers it gave (the plans
+	// are absolute). The bf_max_job_* caps and bf_job_part_count_reserve,
+	// which count per pass, are off.
+	w.taking = w.readable && w.writing && w.last && now > o.at &&
+		q.clock.changes-o.changes == q.clock.submitted-o.submitted && !q.cfg.countsPerPass()
 	w.last = false
-	if !w.reading || !w.writing || !last || now <= o.at ||
-		q.clock.changes-o.changes != q.clock.submitted-o.submitted || q.cfg.countsPerPass() {
-		return 0, walkState{}
-	}
-	m := 0
-	for m+1 < len(o.recs) && m < len(recs) && recs[m] == o.recs[m] && now < o.bound[m] && now < o.state[m+1].until {
-		m++
-	}
-	if m == 0 {
-		return 0, walkState{}
-	}
-	n := w.words
-	for k := range o.adds[m] {
-		ns.add(o.resv[k].st, o.resv[k].end, o.resvWords[k*n:(k+1)*n])
-	}
-	for k := range m {
-		recs[k].e.j.Start = o.state[k+1].prevStart
-	}
-	r, a := o.first[m], o.adds[m]
-	c.recs, c.first, c.adds, c.bound = append(c.recs, o.recs[:m]...), append(c.first, o.first[:m]...), append(c.adds, o.adds[:m]...), append(c.bound, o.bound[:m]...)
-	c.state = append(c.state, o.state[:m]...)
-	c.rounds, c.words = append(c.rounds, o.rounds[:r]...), append(c.words, o.words[:2*r*n]...)
-	c.resv, c.resvWords = append(c.resv, o.resv[:a]...), append(c.resvWords, o.resvWords[:a*n]...)
-	c.edge = o.state[m].edge
-	w.resv = a
-	w.nReplayed += m
-	return m, o.state[m]
 }
 
 // idle is a pass that neither reads nor writes a log (a continued one).
-func (w *walkLogs) idle() { w.reading, w.writing, w.resvSame = false, false, false }
+func (w *walkLogs) idle() {
+	w.readable, w.reading, w.writing, w.taking, w.resvSame = false, false, false, false, false
+}
 
 // record moves the pass to its i-th record r, at now on the map ns, with
 // the pass's state st (but for edge) before it.
@@ -399,15 +380,50 @@ func (w *walkLogs) record(i int, r record, ns *nodeSpace, now int64, st walkStat
 		st.edge = c.edge
 		c.state = append(c.state, st)
 	}
-	if !w.reading {
+	if !w.readable {
 		return
 	}
+	// The map is the logged one while every reservation so far was; a
+	// record that differed before leaves the next ones readable.
 	o := &w.old
-	if i >= len(o.recs) || o.recs[i] != r || !w.resvSame || w.resv != o.adds[i] || now >= o.bound[i] {
-		w.reading = false
-		return
+	same := i < len(o.recs) && o.recs[i] == r && w.resvSame && w.resv == o.adds[i]
+	w.reading = same && now < o.bound[i]
+	if w.reading {
+		w.rec, w.round = i, o.first[i]
 	}
-	w.rec, w.round = i, o.first[i]
+	if w.taking && (!same || i+1 >= len(o.recs) || !o.state[i].same(st)) {
+		w.taking = false
+	}
+}
+
+// takeOver takes the pass's i-th record over from the log when the pass
+// may (taking: its state before the record is the logged one) and the
+// record's decisions stand: now is before the logged bound of its walks
+// and before the lowest time it lowered until to, so each comparison it
+// made with the clock goes the same way. Its reservations are made again
+// on ns (a map ending at windowEnd, window seconds at resolution res) and
+// logged, its rounds copied to the log; it returns the pass's state after
+// the record, whose prevStart is its job's planned start. The record a
+// logged pass ended at or started a job in is never taken over.
+func (w *walkLogs) takeOver(i int, ns *nodeSpace, now, windowEnd, window, res int64) (walkState, bool) {
+	if !w.taking {
+		return walkState{}, false
+	}
+	o, c := &w.old, &w.cur
+	nx := o.state[i+1]
+	if now >= nx.own || now >= o.bound[i] {
+		return walkState{}, false
+	}
+	n := w.words
+	for k := o.adds[i]; k < o.adds[i+1]; k++ {
+		nodes := bitset.Set(o.resvWords[k*n : (k+1)*n])
+		ns.add(o.resv[k].st, o.resv[k].end, nodes)
+		w.add(o.resv[k].st, o.resv[k].end, nodes, windowEnd, window, res)
+	}
+	a, b := o.first[i], o.first[i+1]
+	c.rounds, c.words = append(c.rounds, o.rounds[a:b]...), append(c.words, o.words[2*a*n:2*b*n]...)
+	w.nTaken++
+	return nx, true
 }
 
 // read is the logged answer of the pass's next slot walk (ns.usable of
@@ -489,7 +505,7 @@ func (w *walkLogs) add(st, end int64, nodes bitset.Set, windowEnd, window, res i
 // started job's nodes in the map, which a fresh pass's map does not
 // hold for a running job, and changes the running jobs.
 func (w *walkLogs) started() {
-	w.reading, w.resvSame = false, false
+	w.readable, w.reading, w.taking, w.resvSame = false, false, false, false
 	if w.writing {
 		w.writing = false
 		w.cur.ok = true
@@ -503,7 +519,7 @@ func (w *walkLogs) finish() {
 		w.writing = false
 		w.cur.ok = true
 	}
-	w.reading = false
+	w.readable, w.reading, w.taking = false, false, false
 	if w.cur.ok {
 		w.old, w.cur = w.cur, w.old
 		w.cur.ok = false

@@ -175,7 +175,7 @@ func TestFullPassesReadingLoggedWalksAgreeWithFreshOnes(t *testing.T) {
 	worlds := tickWorlds(t, rand.New(rand.NewPCG(17, 3)), 1500, reusePair(t), nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) {
 		read += fast.q.bfWalks.nRead
 		walked += fast.q.bfWalks.nWalked
-		replayed += fast.q.bfWalks.nReplayed
+		replayed += fast.q.bfWalks.nTaken
 	})
 	if read == 0 || replayed == 0 {
 		t.Fatalf("%d slot walks read from a log and %d records taken over in %d worlds: the test tests too little", read, replayed, worlds)
