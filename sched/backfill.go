@@ -102,15 +102,15 @@ func (q *Queue) BackfillPass(now int64, p *Pass) {
 	counts := &bfCounts{}
 	// Scratch node sets, refilled for each job and will-run answer.
 	usableBits := ns.bits(q.cl.Usable)
-	if !cont {
-		q.startWalks(usableBits, now, window, res, track.on)
-	}
 	baseBuf, availBuf, chosenBuf, resvBuf := bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N), bitset.New(q.cl.N)
 	// Without a Limits hook, which reads allocations, will-run answers
 	// need not be built as allocations when the plugin can skip that.
 	var dense job.DenseWillRun
 	if d, ok := q.plugin.(job.DenseWillRun); ok && q.opt.Limits == nil {
 		dense = d
+	}
+	if !cont {
+		q.startWalks(usableBits, now, window, res, track.on, dense != nil)
 	}
 	// The fast paths go together: with the dense will-run, the running
 	// jobs' ends are looked up in an index instead of a scan of the queue
@@ -138,7 +138,7 @@ recordLoop:
 			p.BackfillExit = "bf_max_job_test"
 			break
 		}
-		if nx, ok := q.bfWalks.takeOver(k, ns, now, windowEnd, window, res); ok {
+		if nx, ok := q.takeOver(k, r, dense, ns, now, windowEnd, window, res); ok {
 			// The record's decisions stand: the pass takes its outcome.
 			r.e.j.Start = nx.prevStart
 			p.BackfillTested, p.Reserved = tested0+nx.tested, reserved0+nx.reserved
@@ -295,6 +295,7 @@ recordLoop:
 					// startNow's selection (a preemption's tests) would
 					// overwrite it, so it is copied before that.
 					aStart, chosen, err = dense.WillRunDense(q.planScratch(req, laterStart), availBits, max(startRes, now))
+					q.bfWalks.willRan(startRes, now, laterStart, availBits, aStart, chosen, err == nil)
 				} else if a, err = q.plan(req, availBits, max(startRes, now), laterStart); err == nil {
 					aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 				}
@@ -327,7 +328,7 @@ recordLoop:
 				j.Start = origStart
 				break
 			}
-			if startRes > now && aStart == startRes+1 && !endsAt(chosen, aStart) {
+			if startRes > now && aStart == startRes+1 && !q.bfWalks.endedAt(chosen, aStart, endsAt(chosen, aStart)) {
 				// Slurm's will-run from a later start drops the jobs
 				// ending by then and answers "now", which becomes
 				// start_res; sift's plugin, asked at startRes, answers

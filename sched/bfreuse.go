@@ -266,11 +266,29 @@ type walkLog struct {
 	// end.
 	edge int64
 	// state is the pass's state before each record, for a later pass to
-	// take records over (walkLogs.takeOver); at is the pass's now,
-	// changes and submitted the queue's change counts then.
-	state              []walkState
-	at                 int64
-	changes, submitted uint64
+	// take records over (Queue.takeOver); at is the pass's now, changes,
+	// submitted and ran the queue's change counts then, plain whether no
+	// node was completing.
+	state                   []walkState
+	at                      int64
+	changes, submitted, ran uint64
+	plain                   bool
+	// calls are the will-run questions and endsAt tests of the records
+	// (the first of each in callFirst), their node sets in callWords.
+	calls     []walkCall
+	callWords []uint64
+	callFirst []int
+}
+
+// walkCall is one will-run question of a record, with its answer, or
+// (endsAt) one test whether a running job on the nodes ends at aStart.
+// A question asked from start (from now, atNow) no further than later,
+// on the nodes in the first words of its nw at w0, answered ok (no
+// error) with aStart and the nodes in the next words.
+type walkCall struct {
+	endsAt, atNow, ok    bool
+	start, later, aStart int64
+	w0, nw               int
 }
 
 // walkState is a full pass's state before one of its records: the
@@ -316,12 +334,17 @@ type walkLogs struct {
 	// positions in old. last says that old was written by the last full
 	// pass.
 	readable, reading, writing, taking, last bool
-	rec, round, resv                         int
-	resvSame                                 bool
-	words                                    int
+	// verify says that the running jobs changed since old was written:
+	// a record is taken over only when its will-run answers and endsAt
+	// tests are still the logged ones.
+	verify           bool
+	rec, round, resv int
+	resvSame         bool
+	words            int
 	// nRead and nWalked count the rounds read and walked, nTaken the
-	// records taken over (tests).
-	nRead, nWalked, nTaken int
+	// records taken over, nVerified those of them whose answers were
+	// asked again (tests).
+	nRead, nWalked, nTaken, nVerified int
 }
 
 // walkLogMaxWords is the widest map, in 64-node words, whose walks are
@@ -334,8 +357,9 @@ const walkLogMaxWords = 32
 // the last full pass's log when the map begins the same (the usable
 // nodes, res and window), and writes its own when the pass is followed
 // (track.on), no running job is in the map and the map is at most
-// walkLogMaxWords words wide.
-func (q *Queue) startWalks(usable bitset.Set, now, window, res int64, tracked bool) {
+// walkLogMaxWords words wide. dense says that will-run is asked through
+// job.DenseWillRun.
+func (q *Queue) startWalks(usable bitset.Set, now, window, res int64, tracked, dense bool) {
 	w := &q.bfWalks
 	w.words = len(usable)
 	o := &w.old
@@ -351,15 +375,22 @@ func (q *Queue) startWalks(usable bitset.Set, now, window, res int64, tracked bo
 		c.rounds, c.words, c.resv, c.resvWords = c.rounds[:0], c.words[:0], c.resv[:0], c.resvWords[:0]
 		c.edge = math.MaxInt64
 		c.state = c.state[:0]
-		c.at, c.changes, c.submitted = now, q.clock.changes, q.clock.submitted
+		c.calls, c.callWords, c.callFirst = c.calls[:0], c.callWords[:0], c.callFirst[:0]
+		c.at, c.changes, c.submitted, c.ran = now, q.clock.changes, q.clock.submitted, q.clock.ran
+		c.plain = len(q.completing) == 0
 	}
 	// The last full pass's records may stand (takeOver) when it wrote old
 	// and nothing but submissions changed the queue since: the running
 	// jobs are the same, so will-run gives the answers it gave (the plans
-	// are absolute). The bf_max_job_* caps and bf_job_part_count_reserve,
-	// which count per pass, are off.
-	w.taking = w.readable && w.writing && w.last && now > o.at &&
-		q.clock.changes-o.changes == q.clock.submitted-o.submitted && !q.cfg.countsPerPass()
+	// are absolute). When jobs also started or ended, a record stands if
+	// its will-run answers and endsAt tests, asked again, are the logged
+	// ones (verify: the dense will-run, no node completing). The
+	// bf_max_job_* caps and bf_job_part_count_reserve, which count per
+	// pass, are off.
+	other := q.clock.changes - o.changes - (q.clock.submitted - o.submitted)
+	w.taking = w.readable && w.writing && w.last && now > o.at && !q.cfg.countsPerPass() &&
+		(other == 0 || (dense && o.plain && len(q.completing) == 0 && other == q.clock.ran-o.ran))
+	w.verify = other != 0
 	w.last = false
 }
 
@@ -379,6 +410,7 @@ func (w *walkLogs) record(i int, r record, ns *nodeSpace, now int64, st walkStat
 		c.bound = append(c.bound, min(c.edge, ns.holdingEnd(now)))
 		st.edge = c.edge
 		c.state = append(c.state, st)
+		c.callFirst = append(c.callFirst, len(c.calls))
 	}
 	if !w.readable {
 		return
@@ -396,22 +428,25 @@ func (w *walkLogs) record(i int, r record, ns *nodeSpace, now int64, st walkStat
 	}
 }
 
-// takeOver takes the pass's i-th record over from the log when the pass
-// may (taking: its state before the record is the logged one) and the
-// record's decisions stand: now is before the logged bound of its walks
-// and before the lowest time it lowered until to, so each comparison it
-// made with the clock goes the same way. Its reservations are made again
-// on ns (a map ending at windowEnd, window seconds at resolution res) and
-// logged, its rounds copied to the log; it returns the pass's state after
-// the record, whose prevStart is its job's planned start. The record a
-// logged pass ended at or started a job in is never taken over.
-func (w *walkLogs) takeOver(i int, ns *nodeSpace, now, windowEnd, window, res int64) (walkState, bool) {
+// takeOver takes the pass's i-th record r over from the log when the
+// pass may (taking: its state before the record is the logged one) and
+// the record's decisions stand: now is before the logged bound of its
+// walks and before the lowest time it lowered until to, so each
+// comparison it made with the clock goes the same way, and (verify) its
+// will-run answers (dense) and endsAt tests are the logged ones. Its
+// reservations are made again on ns (a map ending at windowEnd, window
+// seconds at resolution res) and logged, its rounds and questions copied
+// to the log; it returns the pass's state after the record, whose
+// prevStart is its job's planned start. The record a logged pass ended at
+// or started a job in is never taken over.
+func (q *Queue) takeOver(i int, r record, dense job.DenseWillRun, ns *nodeSpace, now, windowEnd, window, res int64) (walkState, bool) {
+	w := &q.bfWalks
 	if !w.taking {
 		return walkState{}, false
 	}
 	o, c := &w.old, &w.cur
 	nx := o.state[i+1]
-	if now >= nx.own || now >= o.bound[i] {
+	if now >= nx.own || now >= o.bound[i] || (w.verify && !q.callsHold(i, r, dense, now)) {
 		return walkState{}, false
 	}
 	n := w.words
@@ -422,8 +457,69 @@ func (w *walkLogs) takeOver(i int, ns *nodeSpace, now, windowEnd, window, res in
 	}
 	a, b := o.first[i], o.first[i+1]
 	c.rounds, c.words = append(c.rounds, o.rounds[a:b]...), append(c.words, o.words[2*a*n:2*b*n]...)
+	for _, call := range o.calls[o.callFirst[i]:o.callFirst[i+1]] {
+		words := o.callWords[call.w0 : call.w0+call.nw]
+		call.w0 = len(c.callWords)
+		c.calls, c.callWords = append(c.calls, call), append(c.callWords, words...)
+	}
 	w.nTaken++
+	if w.verify {
+		w.nVerified++
+	}
 	return nx, true
+}
+
+// callsHold reports whether the will-run questions and endsAt tests the
+// log holds for the i-th record r get the logged answers at now.
+func (q *Queue) callsHold(i int, r record, dense job.DenseWillRun, now int64) bool {
+	o, n := &q.bfWalks.old, q.bfWalks.words
+	req := r.e.part(r.part).req
+	for _, c := range o.calls[o.callFirst[i]:o.callFirst[i+1]] {
+		words := bitset.Set(o.callWords[c.w0 : c.w0+c.nw])
+		if c.endsAt {
+			if q.endsAt(words, c.aStart) != c.ok {
+				return false
+			}
+			continue
+		}
+		start := c.start
+		if c.atNow {
+			start = now
+		}
+		aStart, chosen, err := dense.WillRunDense(q.planScratch(req, c.later), words[:n], start)
+		if (err == nil) != c.ok || (c.ok && (aStart != c.aStart || !chosen.Equal(words[n:]))) {
+			return false
+		}
+	}
+	return true
+}
+
+// willRan logs a will-run question of the record the pass is at: from
+// startRes at now, no further than later, on avail; its answer aStart on
+// chosen, ok when it had no error.
+func (w *walkLogs) willRan(startRes, now, later int64, avail bitset.Set, aStart int64, chosen bitset.Set, ok bool) {
+	if !w.writing {
+		return
+	}
+	c := &w.cur
+	call := walkCall{atNow: startRes <= now, start: startRes, later: later, aStart: aStart, ok: ok, w0: len(c.callWords), nw: len(avail)}
+	c.callWords = append(c.callWords, avail...)
+	if ok {
+		c.callWords = append(c.callWords, chosen...)
+		call.nw += len(chosen)
+	}
+	c.calls = append(c.calls, call)
+}
+
+// endedAt logs the endsAt test of the record the pass is at, whether a
+// running job on nodes ends at t, and returns its answer ended.
+func (w *walkLogs) endedAt(nodes bitset.Set, t int64, ended bool) bool {
+	if w.writing {
+		c := &w.cur
+		c.calls = append(c.calls, walkCall{endsAt: true, aStart: t, ok: ended, w0: len(c.callWords), nw: len(nodes)})
+		c.callWords = append(c.callWords, nodes...)
+	}
+	return ended
 }
 
 // read is the logged answer of the pass's next slot walk (ns.usable of

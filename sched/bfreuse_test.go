@@ -171,14 +171,15 @@ func TestReusedPassEndsWhenTheWindowReachesAWillRunStartBeyondIt(t *testing.T) {
 // every time; the worlds must read walks across ends and starts, and
 // take records over.
 func TestFullPassesReadingLoggedWalksAgreeWithFreshOnes(t *testing.T) {
-	read, walked, replayed := 0, 0, 0
+	read, walked, replayed, verified := 0, 0, 0, 0
 	worlds := tickWorlds(t, rand.New(rand.NewPCG(17, 3)), 1500, reusePair(t), nil, (*fuzzWorld).outcomes, func(fast *fuzzWorld) {
 		read += fast.q.bfWalks.nRead
 		walked += fast.q.bfWalks.nWalked
 		replayed += fast.q.bfWalks.nTaken
+		verified += fast.q.bfWalks.nVerified
 	})
-	if read == 0 || replayed == 0 {
+	if read == 0 || replayed == 0 || verified == 0 {
 		t.Fatalf("%d slot walks read from a log and %d records taken over in %d worlds: the test tests too little", read, replayed, worlds)
 	}
-	t.Logf("%d worlds, %d slot walks read from the last full pass's log, %d walked, %d records taken over", worlds, read, walked, replayed)
+	t.Logf("%d worlds, %d slot walks read from the last full pass's log, %d walked, %d records taken over (%d with their will-run answers asked again)", worlds, read, walked, replayed, verified)
 }

@@ -494,6 +494,7 @@ func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error
 	j.Nodes, j.PlannedNodes = a.Nodes.Clone(), nil
 	j.setReason(ReasonNone, "")
 	q.touch(now)
+	q.clock.ran++
 	if q.opt.Limits != nil {
 		q.opt.Limits.Begin(j, now)
 	}

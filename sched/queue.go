@@ -578,6 +578,7 @@ func (q *Queue) Finish(id uint32, st State, now int64) error {
 	}
 	q.touch(now)
 	if wasRunning {
+		q.clock.ran++
 		// An ended job's epilog asks for a pass at once (schedule(false)).
 		q.clock.immediate = true
 	} else {

@@ -14,11 +14,12 @@ type passClock struct {
 	// configuration (not backfill's own plans): a backfill pass is reused
 	// only while it stays the same.
 	changes uint64
-	// submitted counts the changes submissions made (continueBackfill).
-	submitted uint64
-	queued    int  // job_sched_cnt: passes asked with a delay
-	immediate bool // schedule(false) asked
-	lastTick  int64
+	// submitted counts the changes submissions made (continueBackfill),
+	// ran those jobs starting and ending made (walkLogs.takeOver).
+	submitted, ran uint64
+	queued         int  // job_sched_cnt: passes asked with a delay
+	immediate      bool // schedule(false) asked
+	lastTick       int64
 }
 
 func seconds(d time.Duration) int64 { return int64(d / time.Second) }
