@@ -286,3 +286,36 @@ func TestWillRunOnChangingCandidatesAgreesWithPlain(t *testing.T) {
 		}
 	}
 }
+
+// TestWillRunDenseWithExcludedNodesAgreesWithSelect: WillRunDense on
+// requests that exclude nodes (which it screens out of a copy of its
+// candidates) answers as Select does, and leaves its candidates as they
+// were (DenseAgrees).
+func TestWillRunDenseWithExcludedNodesAgreesWithSelect(t *testing.T) {
+	for seed := uint64(0); seed < 60; seed++ {
+		r := rand.New(rand.NewPCG(seed, 67))
+		p := willRunScenario(t, r)
+		cl := p.cl
+		var shapes []*job.Request
+		for k := 0; k < 3; k++ {
+			n := 1 + r.IntN(max(cl.N/3, 1))
+			q := &job.Request{MinNodes: n, MaxNodes: n, ReqNodes: n, OverSubscribe: r.IntN(2) == 0, Partition: "p",
+				TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}
+			if k > 0 {
+				q.ExcludedSet = roaring.BitmapOf(uint32(r.IntN(cl.N)), uint32(r.IntN(cl.N)))
+			}
+			shapes = append(shapes, q)
+		}
+		cands := jobtest.Candidates(r, cl.Snap.Live(), 3)
+		change := func(step uint32, now int64) {
+			jobtest.Churn(t, p, r, now, func() (*job.Request, *roaring.Bitmap) {
+				return &job.Request{ID: 100 + step, MinNodes: 1 + r.IntN(3), Partition: "p",
+					TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}, cl.Snap.Live()
+			})
+		}
+		want := func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error) {
+			return p.Select(q, cand.Clone(), job.Plan, at)
+		}
+		jobtest.DenseAgrees(t, seed, r, p, cl.N, 10, change, shapes, cands, 1300, want)
+	}
+}

@@ -15,7 +15,8 @@ import (
 // random one of cands, at a random time from now-200 to now+spread, so
 // that most questions repeat and remembered answers serve them. Each
 // answer's start, nodes and failure must be those of want, the plugin's
-// reference will-run answer.
+// reference will-run answer, and the dense candidates must be left as
+// they were.
 func DenseAgrees(t testing.TB, seed uint64, r *rand.Rand, d job.DenseWillRun, n, steps int, change func(step uint32, now int64),
 	shapes []*job.Request, cands []*roaring.Bitmap, spread int, want func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error)) {
 	t.Helper()
@@ -28,7 +29,11 @@ func DenseAgrees(t testing.TB, seed uint64, r *rand.Rand, d job.DenseWillRun, n,
 			q.ID = 1000 + step
 			cand := cands[r.IntN(len(cands))]
 			at := now + int64(r.IntN(spread+200)) - 200
-			start, nodes, derr := d.WillRunDense(&q, bitset.FromRoaring(cand, n), at)
+			dense := bitset.FromRoaring(cand, n)
+			start, nodes, derr := d.WillRunDense(&q, dense, at)
+			if !dense.Equal(bitset.FromRoaring(cand, n)) {
+				t.Fatalf("seed %d step %d: WillRunDense changed its candidates (%+v)", seed, step, q)
+			}
 			w, werr := want(&q, cand, at)
 			if (derr == nil) != (werr == nil) || (derr != nil && derr.Error() != werr.Error()) {
 				t.Fatalf("seed %d step %d: errors differ: dense %v, reference %v (%+v)", seed, step, derr, werr, q)
