@@ -177,13 +177,6 @@ func memoAgrees(t *testing.T, seed uint64) int {
 		b.PlanEnd = 5000 + int64(r.IntN(3000))
 		shapes = append(shapes, &b)
 	}
-	cands := jobtest.Candidates(r, cl.Snap.Live(), 3)
-	change := func(step uint32, now int64) {
-		jobtest.Churn(t, p, r, now, func() (*job.Request, *roaring.Bitmap) {
-			return &job.Request{ID: 100 + step, MinNodes: 1 + r.IntN(3), Exclusive: r.IntN(2) == 0, Partition: "p",
-				TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}, cl.Snap.Live()
-		})
-	}
 	want := func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error) {
 		got, gerr := p.Select(q, cand.Clone(), job.Plan, at)
 		got = cloneAlloc(got)
@@ -195,11 +188,27 @@ func memoAgrees(t *testing.T, seed uint64) int {
 		}
 		return want, werr
 	}
-	jobtest.DenseAgrees(t, seed, r, p, cl.N, 20, change, shapes, cands, 1300, want)
+	denseAgrees(t, seed, r, p, 20, shapes, want)
 	if p.rel == nil {
 		return 0
 	}
 	return p.rel.carried
+}
+
+// denseAgrees runs jobtest.DenseAgrees for steps steps on p (made by
+// willRunScenario) with shapes on three candidate sets, the jobs changed
+// by jobtest.Churn, against want.
+func denseAgrees(t *testing.T, seed uint64, r *rand.Rand, p *Plugin, steps int, shapes []*job.Request,
+	want func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error)) {
+	cl := p.cl
+	cands := jobtest.Candidates(r, cl.Snap.Live(), 3)
+	change := func(step uint32, now int64) {
+		jobtest.Churn(t, p, r, now, func() (*job.Request, *roaring.Bitmap) {
+			return &job.Request{ID: 100 + step, MinNodes: 1 + r.IntN(3), Exclusive: r.IntN(2) == 0, Partition: "p",
+				TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}, cl.Snap.Live()
+		})
+	}
+	jobtest.DenseAgrees(t, seed, r, p, cl.N, steps, change, shapes, cands, 1300, want)
 }
 
 func TestWillRunMemoAgreesWithFresh(t *testing.T) {
@@ -306,16 +315,8 @@ func TestWillRunDenseWithExcludedNodesAgreesWithSelect(t *testing.T) {
 			}
 			shapes = append(shapes, q)
 		}
-		cands := jobtest.Candidates(r, cl.Snap.Live(), 3)
-		change := func(step uint32, now int64) {
-			jobtest.Churn(t, p, r, now, func() (*job.Request, *roaring.Bitmap) {
-				return &job.Request{ID: 100 + step, MinNodes: 1 + r.IntN(3), Partition: "p",
-					TimeLimit: time.Duration(1+r.IntN(30)) * time.Minute}, cl.Snap.Live()
-			})
-		}
-		want := func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error) {
+		denseAgrees(t, seed, r, p, 10, shapes, func(q *job.Request, cand *roaring.Bitmap, at int64) (*job.Allocation, error) {
 			return p.Select(q, cand.Clone(), job.Plan, at)
-		}
-		jobtest.DenseAgrees(t, seed, r, p, cl.N, 10, change, shapes, cands, 1300, want)
+		})
 	}
 }
