@@ -143,9 +143,9 @@ type Job struct {
 
 	// deps tracks the state of each dependency.
 	depState []depState
-	// reasonSets is the reason change count of the queue holding the
+	// reasonSets are the reason change counts of the queue holding the
 	// job (Queue.reasonSets), nil before it joins one.
-	reasonSets *uint64
+	reasonSets *reasonCounts
 }
 
 // ReasonText is the reason as squeue prints it: the detail when set, else
@@ -163,7 +163,16 @@ func (j *Job) setReason(r Reason, detail string) {
 		return
 	}
 	j.Reason, j.ReasonDetail = r, detail
-	if j.reasonSets != nil {
-		*j.reasonSets++
+	if c := j.reasonSets; c != nil {
+		c.changes++
+		if r == ReasonReqNodeNotAvail {
+			c.notAvail++
+		}
 	}
+}
+
+// reasonCounts counts the changes of a queue's jobs' reasons, and those
+// to ReqNodeNotAvail, a reason the main pass reads (reuseMain).
+type reasonCounts struct {
+	changes, notAvail uint64
 }

@@ -29,6 +29,9 @@ const detailBlocked = "Nodes required for job are DOWN, DRAINED or reserved for 
 // keeps from its whole partition.
 const detailMaint = "ReqNodeNotAvail, Reserved for maintenance"
 
+// exitEndOfQueue is the main pass's exit when it tested every record.
+const exitEndOfQueue = "end of queue"
+
 // outcome is select_nodes' answer, reduced to what the passes act on.
 type outcome uint8
 
@@ -51,12 +54,13 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 	if q.reuseMain(now, full, p) {
 		return
 	}
-	changes, reasons, started, tested := q.clock.changes, q.reasonSets, len(p.Started), p.MainTested
+	changes, notAvail, started, tested := q.clock.changes, q.reasonSets.notAvail, len(p.Started), p.MainTested
 	q.mainPass(now, full, p)
 	q.mainLast = mainReuse{
 		reused: q.mainLast.reused,
-		ok:     q.clock.changes == changes && q.reasonSets == reasons && len(p.Started) == started && q.mainReusable(),
-		full:   full, changes: changes, reasons: reasons, builds: q.built.gen,
+		ok: q.clock.changes == changes && q.reasonSets.notAvail == notAvail && len(p.Started) == started &&
+			q.mainReusable(),
+		full: full, changes: changes, reasons: q.reasonSets.changes, builds: q.built.gen,
 		tested: p.MainTested - tested, exit: p.MainExit,
 	}
 }
@@ -64,12 +68,17 @@ func (q *Queue) MainPass(now int64, full bool, p *Pass) {
 // mainReuse is the last main pass, which stands for the next ones while
 // nothing it read changes (reuseMain).
 type mainReuse struct {
-	// ok says the pass changed nothing: it started no job and set no
-	// reason other than the one the job had (it wrote its partition and
-	// the busy memo, which give the same tests again).
+	// ok says that the pass, made again on what it left, would make the
+	// same tests with the same answers and write what it wrote: it
+	// started no job and gave no job ReqNodeNotAvail. That is the one
+	// reason it reads to decide (such a job is skipped, and its named
+	// nodes are then not withheld); the others it sets it only reads to
+	// set Priority instead, which it wrote already. It also wrote the
+	// jobs' partitions, which it does not read, and the busy memo, which
+	// gives the answers it found.
 	ok, full bool
-	// changes and reasons are the queue's change and reason counts,
-	// builds its count of fresh queue builds, after the pass.
+	// changes and reasons are the queue's change and reason change
+	// counts, builds its count of fresh queue builds, after the pass.
 	changes, reasons, builds uint64
 	// tested and exit are what the pass reported.
 	tested int
@@ -78,27 +87,36 @@ type mainReuse struct {
 	reused int
 }
 
-// mainReusable reports whether a main pass that changed nothing may stand
-// for the next ones: every change comes through the queue's methods and
-// the tests read no clock (reuseAllowed), and the queue builds stand
-// (buildsStand).
+// mainReusable reports whether a main pass may stand for the next ones:
+// every change comes through the queue's methods and the tests read no
+// clock (reuseAllowed), and the queue builds stand (buildsStand).
 func (q *Queue) mainReusable() bool {
 	return !q.plainMain && q.reuseAllowed() && q.buildsStand()
 }
 
-// reuseMain stands the last main pass in for one at now when it changed
-// nothing and nothing it read changed since: no job, node, reservation or
-// configuration (the change count), no reason (set by backfill's start
-// tests or a queue build), no fresh queue build (its eligible times and
-// reasons), and the queue build stands at now. The pass would then make
-// the same tests on the same records with the same answers (the plugin's
-// and the limits' answers read no clock without hooks) and set what they
-// hold already: a simulator's periodic main passes mostly find the queue
-// as the last one left it. It reports whether it did.
+// covers reports whether the pass went as far as one of kind full would:
+// one of the same kind, or a partial pass (default_queue_depth) that
+// reached the end of the queue for a full one. A full pass stands for no
+// partial one: Tick runs a partial pass after a change, which a reused
+// pass never follows.
+func (m *mainReuse) covers(full bool) bool {
+	return m.full == full || (full && m.exit == exitEndOfQueue)
+}
+
+// reuseMain stands the last main pass in for one at now when that pass
+// made again would change nothing (mainReuse.ok) and nothing it read
+// changed since: no job, node, reservation or configuration (the change
+// count), no reason (set by backfill's start tests or a queue build), no
+// fresh queue build (its eligible times and reasons), and the queue build
+// stands at now. The pass would then make the same tests on the same
+// records with the same answers (the plugin's answers read no clock
+// without hooks) and set what they hold already: a simulator's periodic
+// main passes mostly find the queue as the last one left it. It reports
+// whether it did.
 func (q *Queue) reuseMain(now int64, full bool, p *Pass) bool {
 	m := &q.mainLast
-	if !m.ok || m.full != full || m.changes != q.clock.changes || m.reasons != q.reasonSets || m.builds != q.built.gen ||
-		!q.mainReusable() || !q.builtStands(now, false) {
+	if !m.ok || !m.covers(full) || m.changes != q.clock.changes || m.reasons != q.reasonSets.changes ||
+		m.builds != q.built.gen || !q.mainReusable() || !q.builtStands(now, false) {
 		return false
 	}
 	q.passNow = now
@@ -123,7 +141,7 @@ func (q *Queue) mainPass(now int64, full bool, p *Pass) {
 	}
 	q.passNow = now
 	clock := q.newBudget()
-	p.MainExit = "end of queue"
+	p.MainExit = exitEndOfQueue
 	// The records mostly name one partition: its nodes are looked up when
 	// the partition changes from one record to the next.
 	var part string

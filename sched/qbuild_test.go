@@ -48,7 +48,8 @@ func TestCachedQueueBuildsAgreeWithFreshOnes(t *testing.T) {
 // TestReusedMainPassesAgreeWithFreshOnes drives random worlds with Tick
 // (tickWorlds) twice: with a main pass that changed nothing standing for
 // the next ones while nothing changes (reuseMain), and with every main
-// pass made afresh. After every Tick the passes and every job (state,
+// pass made afresh; default_queue_depth is small, so that partial passes
+// stop short of the queue's end. After every Tick the passes and every job (state,
 // times, nodes, plan, reason, eligible time) must be the same, and some
 // passes must have been reused.
 func TestReusedMainPassesAgreeWithFreshOnes(t *testing.T) {
@@ -62,6 +63,10 @@ func TestReusedMainPassesAgreeWithFreshOnes(t *testing.T) {
 		}
 		plain.q.plainMain = true
 		fast.begins, plain.begins = true, true
+		// Passes after a submission or an end stop at a shallow
+		// default_queue_depth, the periodic ones do not.
+		depth := 1 + r.IntN(6)
+		fast.q.cfg.DefaultQueueDepth, plain.q.cfg.DefaultQueueDepth = depth, depth
 		return fast, plain
 	}, func(_ int64, id uint32, fast, plain *fuzzWorld) {
 		releaseOne(t, r, id, fast, plain)
@@ -123,12 +128,13 @@ func TestRememberedBusyJobsAgreeWithFreshTests(t *testing.T) {
 	t.Logf("%d worlds, %d jobs remembered busy before a Tick", worlds, skipped)
 }
 
-// TestMainPassAfterAReasonChangeIsMadeAgain: a main pass that set a reason
-// does not stand for the next one, which may decide otherwise. Job 2 names
-// n3 (down) and n4: the first pass finds its nodes unavailable
-// (ReqNodeNotAvail) and withholds n4 from job 3; the next pass skips job 2
-// for that reason without withholding n4, and job 3 starts there.
-func TestMainPassAfterAReasonChangeIsMadeAgain(t *testing.T) {
+// TestMainPassThatSetReqNodeNotAvailIsMadeAgain: a main pass that gave a
+// job ReqNodeNotAvail does not stand for the next one, which reads that
+// reason and may decide otherwise. Job 2 names n3 (down) and n4: the first
+// pass finds its nodes unavailable and withholds n4 from job 3; the next
+// pass skips job 2 for that reason without withholding n4, and job 3
+// starts there.
+func TestMainPassThatSetReqNodeNotAvailIsMadeAgain(t *testing.T) {
 	world := func(plain bool) (*fixture, []string) {
 		nodes := []testNode{{name: "n1", parts: []string{"p0"}}, {name: "n2", parts: []string{"p0"}},
 			{name: "n3", parts: []string{"p0"}, state: "down"}, {name: "n4", parts: []string{"p0"}}}

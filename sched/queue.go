@@ -142,7 +142,7 @@ type Queue struct {
 	built   builtQueue
 	// reasonSets counts the changes of the jobs' reasons, mainLast is the
 	// last main pass (reuseMain).
-	reasonSets uint64
+	reasonSets reasonCounts
 	mainLast   mainReuse
 	// plainBuild turns builtQueue off, and plainMain startNowMemo, for
 	// the differential tests.
