@@ -520,22 +520,24 @@ func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error
 }
 
 // startNowMemo is startNow for the main pass, which remembers a job it
-// found busy on every usable node until the queue changes: a simulator's
-// main pass runs every sched_interval and mostly finds its first job
-// blocked as the last one did. While nothing changed (the cluster, the
-// plugin's jobs, the job) and the job is tested on the same nodes, its
-// selection fails the same way (reuseAllowed: no hook, reservation or
-// preemption, and the plugin's answers read no clock), and only its
-// reason is set again.
+// found busy on every usable node until the queue changes other than by
+// submissions: a simulator's main pass runs every sched_interval and after
+// every submission, and mostly finds its first job blocked as the last one
+// did. While nothing changed but the pending jobs (the cluster, the
+// plugin's jobs and the job itself are the same) and the job is tested on
+// the same nodes, its selection fails the same way (reuseAllowed: no hook,
+// reservation or preemption, and the plugin's answers read no clock), and
+// only its reason is set again.
 func (q *Queue) startNowMemo(e *entry, part string, avail *roaring.Bitmap, now, dur int64, p *Pass) outcome {
 	whole := q.reuseAllowed() && !q.plainMain && avail.GetCardinality() == q.cl.Usable.GetCardinality()
-	if whole && e.busyAt == q.clock.changes+1 && e.busyPart == part {
+	key := q.clock.resourceChanges() + 1
+	if whole && e.busyAt == key && e.busyPart == part {
 		e.j.setReason(ReasonResources, "")
 		return busy
 	}
 	out := q.startNow(e, part, avail, now, dur, p)
 	if e.busyAt = 0; whole && out == busy && e.j.Reason == ReasonResources && e.j.ReasonDetail == "" {
-		e.busyAt, e.busyPart = q.clock.changes+1, part
+		e.busyAt, e.busyPart = key, part
 	}
 	return out
 }

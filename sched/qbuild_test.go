@@ -117,7 +117,7 @@ func TestRememberedBusyJobsAgreeWithFreshTests(t *testing.T) {
 		return fast, plain
 	}, func(_ int64, _ uint32, fast, _ *fuzzWorld) {
 		for _, e := range fast.q.ents {
-			if e.busyAt == fast.q.clock.changes+1 {
+			if e.busyAt == fast.q.clock.resourceChanges()+1 {
 				skipped++
 			}
 		}

@@ -187,9 +187,9 @@ type entry struct {
 	// have one, and the passes look it up per record.
 	firstPart string
 	first     *partReq
-	// busyAt is the queue's change count plus one when a main pass last
-	// found the job busy in busyPart on every usable node, 0 if it did not
-	// (startNowMemo).
+	// busyAt is the queue's change count but submissions'
+	// (resourceChanges) plus one when a main pass last found the job busy
+	// in busyPart on every usable node, 0 if it did not (startNowMemo).
 	busyAt   uint64
 	busyPart string
 }

@@ -22,6 +22,11 @@ type passClock struct {
 	lastTick       int64
 }
 
+// resourceChanges counts the changes other than submissions: a submission
+// adds a pending job and changes no running job, node, reservation or
+// configuration, so no other job's selection.
+func (c *passClock) resourceChanges() uint64 { return c.changes - c.submitted }
+
 func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 
 // Tick runs the passes slurmctld would have run by now, so a simulator
