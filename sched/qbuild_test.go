@@ -16,7 +16,7 @@ import (
 // have been reused.
 func TestCachedQueueBuildsAgreeWithFreshOnes(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 13))
-	standing := 0
+	standing, extending := 0, 0
 	worlds := tickWorlds(t, r, 300, func(gf, gp *byteGen) (*fuzzWorld, *fuzzWorld) {
 		fast, plain := newFuzzWorld(t, gf, false), newFuzzWorld(t, gp, false)
 		if !fast.q.buildsStand() {
@@ -29,8 +29,11 @@ func TestCachedQueueBuildsAgreeWithFreshOnes(t *testing.T) {
 		return fast, plain
 	}, func(now int64, id uint32, fast, plain *fuzzWorld) {
 		releaseOne(t, r, id, fast, plain)
-		if fast.q.builtStands(now, false) || fast.q.builtStands(now, true) {
+		switch {
+		case fast.q.builtStands(now, false) || fast.q.builtStands(now, true):
 			standing++
+		case fast.q.builtExtends(now, false) || fast.q.builtExtends(now, true):
+			extending++
 		}
 	}, func(w *fuzzWorld) string {
 		var b strings.Builder
@@ -39,10 +42,10 @@ func TestCachedQueueBuildsAgreeWithFreshOnes(t *testing.T) {
 		}
 		return w.outcomes() + b.String()
 	}, func(*fuzzWorld) {})
-	if worlds == 0 || standing == 0 {
-		t.Fatalf("%d worlds, %d ticks began with a build standing: the test tests nothing", worlds, standing)
+	if worlds == 0 || standing == 0 || extending == 0 {
+		t.Fatalf("%d worlds, %d ticks began with a build standing, %d with one extended: the test tests nothing", worlds, standing, extending)
 	}
-	t.Logf("%d worlds, %d ticks began with a build standing", worlds, standing)
+	t.Logf("%d worlds, %d ticks began with a build standing, %d with one extended", worlds, standing, extending)
 }
 
 // TestReusedMainPassesAgreeWithFreshOnes drives random worlds with Tick

@@ -636,13 +636,59 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 		}
 		return q.recBuf
 	}
-	// The records of the last pass are done with: their storage is reused.
-	out := q.recBuf[:0]
 	b := &q.built
-	b.pending, b.until, b.timeMin, b.settled = b.pending[:0], math.MaxInt64, false, true
 	b.gen++
+	if q.builtExtends(now, backfill) {
+		// The records of the jobs submitted since are added.
+		if clearStart {
+			for _, e := range b.pending {
+				e.j.Start = 0
+			}
+		}
+		old := len(q.recBuf)
+		out := q.buildEntries(q.recBuf, q.ents[b.ents:], now, clearStart, backfill)
+		// The last build's records are in order; the new ones mostly
+		// come after them (FIFO priorities). Only the job's own records
+		// compare equal, and they come in the same order either way, so
+		// the stable sort gives a fresh build's order.
+		if !slices.IsSortedFunc(out[max(old-1, 0):], recordOrder) {
+			slices.SortStableFunc(out, recordOrder)
+		}
+		return q.built_(out, now, backfill)
+	}
+	// The records of the last pass are done with: their storage is reused.
+	b.pending, b.until, b.timeMin, b.settled = b.pending[:0], math.MaxInt64, false, true
+	out := q.buildEntries(q.recBuf[:0], q.ents, now, clearStart, backfill)
+	var preempts func(a, b record) bool
+	if q.opt.Preempt.enabled() {
+		preempts = q.preemptsInQueue
+	}
+	if preempts != nil && cap(q.sortBuf) < len(out) {
+		q.sortBuf = make([]record, 0, cap(out))
+	}
+	sortQueue(out, preempts, q.sortBuf)
+	// Drop the purged jobs that the last pass's longer list still held.
+	if n := len(q.recBuf); n > len(out) {
+		clear(out[len(out):n])
+	}
+	return q.built_(out, now, backfill)
+}
+
+// built_ notes that out are the records of a build at now.
+func (q *Queue) built_(out []record, now int64, backfill bool) []record {
+	b := &q.built
+	q.recBuf = out
+	b.ok, b.at, b.changes, b.backfill = b.settled && q.buildsStand(), now, q.clock.changes, backfill
+	b.resChanges, b.ents = q.clock.resourceChanges(), len(q.ents)
+	return out
+}
+
+// buildEntries adds the records of the pending jobs of ents to out, and
+// what the build notes of them to q.built.
+func (q *Queue) buildEntries(out []record, ents []*entry, now int64, clearStart, backfill bool) []record {
+	b := &q.built
 	var last partLookup
-	for _, e := range q.ents {
+	for _, e := range ents {
 		j := e.j
 		if j.State != Pending {
 			if j.State == Running {
@@ -684,20 +730,6 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 			b.settled = false
 		}
 	}
-	var preempts func(a, b record) bool
-	if q.opt.Preempt.enabled() {
-		preempts = q.preemptsInQueue
-	}
-	if preempts != nil && cap(q.sortBuf) < len(out) {
-		q.sortBuf = make([]record, 0, cap(out))
-	}
-	sortQueue(out, preempts, q.sortBuf)
-	// Drop the purged jobs that the last pass's longer list still held.
-	if n := len(q.recBuf); n > len(out) {
-		clear(out[len(out):n])
-	}
-	q.recBuf = out
-	b.ok, b.at, b.changes, b.backfill = b.settled && q.buildsStand(), now, q.clock.changes, backfill
 	return out
 }
 
@@ -723,8 +755,12 @@ type builtQueue struct {
 	// a job's reason is one its tests read and change on the next build
 	// (below).
 	settled bool
-	// gen counts the builds made afresh.
+	// gen counts the builds made afresh or extended.
 	gen uint64
+	// resChanges is the queue's resourceChanges at the build, ents its
+	// entry count.
+	resChanges uint64
+	ents       int
 }
 
 // buildsStand reports whether a queue build may stand for later ones
@@ -749,6 +785,19 @@ func (q *Queue) builtStands(now int64, backfill bool) bool {
 	b := &q.built
 	return b.ok && q.buildsStand() && q.clock.changes == b.changes && now >= b.at && now < b.until &&
 		(b.backfill == backfill || !b.timeMin)
+}
+
+// builtExtends reports whether the last build, with the records of the
+// jobs submitted since added, stands for a build at now: it would stand
+// but for submissions (builtStands with resourceChanges), which add
+// entries after its own and change no other job's tests. A dependency
+// the last build found met stays met, and one it found unmet is met or
+// fails only when the job it names changes (a job that is not there counts
+// as met; singleton waits for jobs of its name already there).
+func (q *Queue) builtExtends(now int64, backfill bool) bool {
+	b := &q.built
+	return b.ok && q.buildsStand() && q.clock.resourceChanges() == b.resChanges && b.ents <= len(q.ents) &&
+		now >= b.at && now < b.until && (b.backfill == backfill || !b.timeMin)
 }
 
 // partLookup is the partition a queue build looked up last: a pass's
@@ -787,22 +836,7 @@ func sortQueue(rs []record, preempts func(a, b record) bool, tmp []record) {
 				return 1
 			}
 		}
-		if ra, rb := a.e.j.Reservation != "", b.e.j.Reservation != ""; ra != rb {
-			if ra {
-				return -1
-			}
-			return 1
-		}
-		if c := cmp.Compare(b.tier, a.tier); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(b.prio, a.prio); c != 0 {
-			return c
-		}
-		if c := cmp.Compare(a.e.j.Submit, b.e.j.Submit); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.e.j.ID, b.e.j.ID)
+		return recordOrder(a, b)
 	}
 	if preempts != nil {
 		// With preemption the order need not be transitive (a job
@@ -816,6 +850,28 @@ func sortQueue(rs []record, preempts func(a, b record) bool, tmp []record) {
 	if !slices.IsSortedFunc(rs, order) {
 		slices.SortStableFunc(rs, order)
 	}
+}
+
+// recordOrder is sort_job_queue2's order without preemption: a job naming
+// a reservation, higher partition PriorityTier, higher priority, earlier
+// submit, lower id.
+func recordOrder(a, b record) int {
+	if ra, rb := a.e.j.Reservation != "", b.e.j.Reservation != ""; ra != rb {
+		if ra {
+			return -1
+		}
+		return 1
+	}
+	if c := cmp.Compare(b.tier, a.tier); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b.prio, a.prio); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.e.j.Submit, b.e.j.Submit); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.e.j.ID, b.e.j.ID)
 }
 
 // glibcMergeSort sorts rs as glibc's qsort (msort_with_tmp) does, the sort
