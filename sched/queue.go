@@ -281,6 +281,11 @@ func (q *Queue) Reconfigure(c Config) error {
 	return q.sched.Reconfig(q)
 }
 
+// ReasonChanges counts the changes of the jobs' reasons so far: a caller
+// reading every pending job's reason after each pass need not read them
+// again while it stays the same (and no job was added).
+func (q *Queue) ReasonChanges() uint64 { return q.reasonSets.changes }
+
 // Job returns job id.
 func (q *Queue) Job(id uint32) (*Job, bool) {
 	e, ok := q.jobs[id]

@@ -24,6 +24,11 @@ const epoch = 946_684_800
 // (sched.Options.ReusePasses); the differential tests turn it off.
 var reusePasses = true
 
+// readChangedReasons reads the pending jobs' reasons after a pass only
+// when the queue's reason count changed or a job joined them; the
+// differential test turns it off.
+var readChangedReasons = true
+
 // ErrOptions is an Options value Run cannot use.
 var ErrOptions = errors.New("invalid simulation options")
 
@@ -143,6 +148,10 @@ type run struct {
 	// lastReason is the reason each job's history last read (-1: none
 	// yet), by trace index.
 	lastReason []int16
+	// reasonsRead is the queue's reason change count when they were last
+	// read; unread says a job joined pending since.
+	reasonsRead uint64
+	unread      bool
 	// suspended holds the run time left of each job preemption suspended.
 	suspended map[int]int64
 	// unpurged counts finished jobs still in the queue.
@@ -384,8 +393,10 @@ func (r *run) tick(t int64) error {
 		r.kill[i] = end
 		r.push(end, evEnd, i)
 	}
-	if ran {
+	if ran && (r.unread || q.ReasonChanges() != r.reasonsRead || !readChangedReasons) {
+		// Most passes change no reason.
 		r.readReasons(t)
+		r.reasonsRead, r.unread = q.ReasonChanges(), false
 	}
 	r.sample(t)
 	return nil
@@ -549,6 +560,7 @@ func (r *run) preempted(ev sched.PreemptEvent, t int64) {
 		rec.Requeues++
 		r.pending = append(r.pending, i)
 		r.npending++
+		r.unread = true
 	default:
 		rec.State, rec.End = statePreempted, t-r.base
 		r.unpurged++
@@ -611,6 +623,7 @@ func (r *run) submit(k, i int, t int64) error {
 	rec.State = statePending
 	r.pending = append(r.pending, i)
 	r.npending++
+	r.unread = true
 	if tj.Status == workload.StatusCancelled && tj.Run <= 0 && tj.Wait >= 0 {
 		r.push(t+tj.Wait, evCancel, i)
 	}

@@ -19,12 +19,30 @@ const reuseJobs = 1500
 // per-job records (JSON Lines) and metrics.
 func TestReusedPassesChangeNothing(t *testing.T) {
 	defer func(v bool) { reusePasses = v }(reusePasses)
+	replaysAgree(t, func(on bool) { reusePasses = on })
+}
+
+// TestReasonsReadWhenChangedChangeNothing: the first jobs of each real
+// log replayed with backfill, reading the pending jobs' reasons after a
+// pass only when the queue's reason count changed or a job joined them
+// (readChangedReasons), and after every pass, give byte-identical per-job
+// records (their reason histories) and metrics.
+func TestReasonsReadWhenChangedChangeNothing(t *testing.T) {
+	defer func(v bool) { readChangedReasons = v }(readChangedReasons)
+	replaysAgree(t, func(on bool) { readChangedReasons = on })
+}
+
+// replaysAgree replays the first reuseJobs jobs of each real log with
+// backfill with a fast path off and on (set), and fails unless the
+// per-job records and the metrics are byte-identical.
+func replaysAgree(t *testing.T, set func(on bool)) {
+	t.Helper()
 	for name, path := range realTraces() {
 		t.Run(name, func(t *testing.T) {
 			tr, nodes := openSlice(t, path, reuseJobs, workload.Options{Estimate: workload.Estimate{Policy: workload.EstimateRunTime}})
 			var out [2][]byte
-			for k, reuse := range []bool{false, true} {
-				reusePasses = reuse
+			for k, on := range []bool{false, true} {
+				set(on)
 				cl, plug, err := NewCluster(nodes, WholeNode)
 				if err != nil {
 					t.Fatal(err)
@@ -44,7 +62,7 @@ func TestReusedPassesChangeNothing(t *testing.T) {
 				out[k] = append(b.Bytes(), s...)
 			}
 			if !bytes.Equal(out[0], out[1]) {
-				t.Fatalf("%s: reused passes change the replay", name)
+				t.Fatalf("%s: the fast path changes the replay", name)
 			}
 		})
 	}
