@@ -220,7 +220,6 @@ type partReq struct {
 	// candBits is cands in dense form, made by the first backfill pass
 	// that tests the job.
 	candBits bitset.Set
-	chain    *candidate.Result
 	err      error
 }
 
@@ -352,10 +351,7 @@ func (q *Queue) add(j *Job) (*entry, error) {
 		rq.TimeLimit = q.startLimit(e.limit, p)
 		rq.ApplyMemoryPolicy(q.cl, q.opt.DefMemPerCPU, q.opt.MaxMemPerCPU)
 		pr := &partReq{req: &rq, planLimit: q.planLimit(e.limit, p), refused: q.partRefuses(&rq, p)}
-		pr.chain, pr.err = candidate.Build(candidate.Input{Cluster: q.cl, Request: &rq, Programs: e.progs})
-		if pr.err == nil {
-			pr.cands = pr.chain.Candidates
-		}
+		pr.cands, pr.err = candidate.Candidates(candidate.Input{Cluster: q.cl, Request: &rq, Programs: e.progs})
 		e.parts[p] = pr
 	}
 	e.firstPart, e.first = j.Partitions[0], e.parts[j.Partitions[0]]

@@ -76,39 +76,70 @@ var ErrPrograms = errors.New("one compiled program is needed per constraint")
 
 // Build runs the chain for in.
 func Build(in Input) (*Result, error) {
+	res := &Result{}
+	cand, err := candidates(in, res)
+	if err != nil {
+		return nil, err
+	}
+	c := in.Cluster
+	res.Candidates = cand.Clone()
+	res.step(cand, StageState, "", stateReason(c, cand), true, func(b *roaring.Bitmap) { b.And(c.Usable) })
+	for _, m := range in.Masks {
+		res.step(cand, m.Name, m.Detail, m.Reason, true, func(b *roaring.Bitmap) { b.And(m.Nodes) })
+	}
+	res.Usable = cand
+	return res, nil
+}
+
+// Candidates are Build's Candidates alone, without the stages' record or
+// the nodes' state: what a queue keeps of a job it holds.
+func Candidates(in Input) (*roaring.Bitmap, error) {
+	return candidates(in, nil)
+}
+
+// candidates runs the stages up to the candidates, recording them in res
+// unless it is nil.
+func candidates(in Input, res *Result) (*roaring.Bitmap, error) {
 	c, r := in.Cluster, in.Request
 	if len(in.Programs) != len(r.Constraints) {
 		return nil, fmt.Errorf("%w: %d programs for %d constraints", ErrPrograms, len(in.Programs), len(r.Constraints))
 	}
 	cand := c.Snap.Live().Clone()
-	res := &Result{Stages: []Stage{{Name: StageInventory, In: int(cand.GetCardinality())}}}
-	step := func(name, detail, reason string, usable bool, apply func(*roaring.Bitmap)) {
-		in := int(cand.GetCardinality())
-		apply(cand)
-		res.Stages = append(res.Stages, Stage{Name: name, Detail: detail, In: in, Removed: in - int(cand.GetCardinality()), Reason: reason, Usable: usable})
+	if res != nil {
+		res.Stages = []Stage{{Name: StageInventory, In: int(cand.GetCardinality())}}
 	}
 	if r.Partition != "" {
 		part := c.Partitions[r.Partition]
 		if part == nil {
 			return nil, fmt.Errorf("%w %q", ErrUnknownPartition, r.Partition)
 		}
-		step(StagePartition, r.Partition, "not in partition "+r.Partition, false, func(b *roaring.Bitmap) { b.And(part.Nodes) })
+		reason := ""
+		if res != nil {
+			reason = "not in partition " + r.Partition
+		}
+		res.step(cand, StagePartition, r.Partition, reason, false, func(b *roaring.Bitmap) { b.And(part.Nodes) })
 	}
 	for i, prog := range in.Programs {
 		con := r.Constraints[i]
-		step(StageConstraint, constraintKey(con.Lang)+"="+con.Text, "constraint is false", false, func(b *roaring.Bitmap) { b.And(vm.Run(prog, c.Snap)) })
+		res.step(cand, StageConstraint, constraintKey(con.Lang)+"="+con.Text, "constraint is false", false, func(b *roaring.Bitmap) { b.And(vm.Run(prog, c.Snap)) })
 	}
 	if r.ExcludedSet != nil && !r.ExcludedSet.IsEmpty() {
-		step(StageExcluded, r.Excluded, "excluded by the job", false, func(b *roaring.Bitmap) { b.AndNot(r.ExcludedSet) })
+		res.step(cand, StageExcluded, r.Excluded, "excluded by the job", false, func(b *roaring.Bitmap) { b.AndNot(r.ExcludedSet) })
 	}
-	step(StageConfig, "", "too few CPUs, memory, GPUs, sockets, cores or threads for the job", false, func(b *roaring.Bitmap) { r.FilterNodes(c, b) })
-	res.Candidates = cand.Clone()
-	step(StageState, "", stateReason(c, cand), true, func(b *roaring.Bitmap) { b.And(c.Usable) })
-	for _, m := range in.Masks {
-		step(m.Name, m.Detail, m.Reason, true, func(b *roaring.Bitmap) { b.And(m.Nodes) })
+	res.step(cand, StageConfig, "", "too few CPUs, memory, GPUs, sockets, cores or threads for the job", false, func(b *roaring.Bitmap) { r.FilterNodes(c, b) })
+	return cand, nil
+}
+
+// step applies one stage to cand and records it in r (nothing to record
+// when r is nil).
+func (r *Result) step(cand *roaring.Bitmap, name, detail, reason string, usable bool, apply func(*roaring.Bitmap)) {
+	if r == nil {
+		apply(cand)
+		return
 	}
-	res.Usable = cand
-	return res, nil
+	in := int(cand.GetCardinality())
+	apply(cand)
+	r.Stages = append(r.Stages, Stage{Name: name, Detail: detail, In: in, Removed: in - int(cand.GetCardinality()), Reason: reason, Usable: usable})
 }
 
 // noStateReason is the state stage's reason when nothing breaks it down.

@@ -106,3 +106,44 @@ func TestBuildRefusesUnknownPartitionAndMissingPrograms(t *testing.T) {
 		t.Errorf("missing program: %v", err)
 	}
 }
+
+// TestCandidatesAreBuildsCandidates: Candidates, which records no stage,
+// gives the nodes Build's Candidates holds, for requests that each stage
+// narrows, and fails where Build fails.
+func TestCandidatesAreBuildsCandidates(t *testing.T) {
+	c := testCluster(t)
+	for _, tc := range []struct{ spec, constraint string }{
+		{"nodes=1,cpus-per-task=3,partition=batch,exclude=n2", "zed>=2"},
+		{"nodes=1,partition=batch", ""},
+		{"nodes=1", ""},
+		{"nodes=1,partition=gpu,mem=12000", ""},
+		{"ntasks=2,mem-per-cpu=5000", "zed<4"},
+		{"nodes=2,exclusive,partition=nosuch", ""},
+	} {
+		r, err := job.ParseSpec(tc.spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var progs []*vm.Program
+		if tc.constraint != "" {
+			r.Constraints = []job.Constraint{{Lang: "slurm", Text: tc.constraint}}
+			prog, err := compiler.Compile(compiler.Lang("slurm"), tc.constraint)
+			if err != nil {
+				t.Fatal(err)
+			}
+			progs = []*vm.Program{prog}
+		}
+		if err := r.Resolve(c); err != nil {
+			t.Fatal(err)
+		}
+		in := Input{Cluster: c, Request: r, Programs: progs}
+		res, berr := Build(in)
+		got, err := Candidates(in)
+		switch {
+		case (berr == nil) != (err == nil):
+			t.Errorf("%s: Build error %v, Candidates error %v", tc.spec, berr, err)
+		case err == nil && !got.Equals(res.Candidates):
+			t.Errorf("%s: Candidates %v, Build's %v", tc.spec, got, res.Candidates)
+		}
+	}
+}
