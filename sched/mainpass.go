@@ -350,7 +350,7 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 		return never
 	}
 	req := pr.req
-	use := roaring.And(pr.cands, avail)
+	use := candidatesIn(q.cl, pr.cands, avail)
 	// No job starts on a node still completing: _get_req_features takes
 	// them out of every node set, but starts from the job's required
 	// nodes as they are, where select/linear may place it and cons_tres
@@ -490,6 +490,18 @@ func (q *Queue) startNow(e *entry, part string, avail *roaring.Bitmap, now, dur 
 		return busy
 	}
 	return started
+}
+
+// candidatesIn is the candidates cands of a job that lie in avail (a set
+// of usable nodes), in a bitmap of its own. Candidates are live nodes, and
+// usable ones are too: when cands are every live node (a one-partition
+// cluster's jobs without constraints), that is avail itself, copied at a
+// fraction of an intersection's cost.
+func candidatesIn(cl *job.Cluster, cands, avail *roaring.Bitmap) *roaring.Bitmap {
+	if cands.GetCardinality() == cl.Snap.Live().GetCardinality() {
+		return avail.Clone()
+	}
+	return roaring.And(cands, avail)
 }
 
 // begin records that e's job starts on a at now.

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/select/job"
 )
 
 // TestQueueOrderFollowsSortJobQueue2 is §3.1: higher partition
@@ -267,5 +270,44 @@ func TestGlibcMergeSortIsAStableSort(t *testing.T) {
 				t.Fatalf("n=%d: record %d is job %d, a stable sort has job %d", n, i, rs[i].e.j.ID, want[i].e.j.ID)
 			}
 		}
+	}
+}
+
+// TestCandidatesInIsTheIntersection: candidatesIn, which copies avail
+// when a job's candidates are every live node, gives the intersection of
+// the candidates with avail for jobs of a partition holding every node,
+// of a smaller one and with a constraint, on random sets of usable nodes.
+func TestCandidatesInIsTheIntersection(t *testing.T) {
+	nodes := append(nodesN("a", 1, 6, "all", "half"), nodesN("b", 1, 6, "all")...)
+	nodes[2].state, nodes[3].extra = "down", `{"x":1}`
+	f := newFixture(t, nodes, Backfill{}, DefaultConfig(), nil, false)
+	f.submit(1, 10, "nodes=1,partition=all")
+	f.submit(2, 10, "nodes=1,partition=half")
+	f.submit(3, 10, "nodes=1,partition=all", func(j *Job) {
+		j.Request.Constraints = []job.Constraint{{Lang: "slurm", Text: "x=1"}}
+	})
+	r := rand.New(rand.NewPCG(1, 2))
+	copied := 0
+	for id := uint32(1); id <= 3; id++ {
+		e := f.q.jobs[id]
+		pr := e.first
+		if pr.cands.GetCardinality() == f.cl.Snap.Live().GetCardinality() {
+			copied++
+		}
+		for range 50 {
+			avail := f.cl.Usable.Clone()
+			it := f.cl.Usable.Iterator()
+			for it.HasNext() {
+				if n := it.Next(); r.IntN(3) == 0 {
+					avail.Remove(n)
+				}
+			}
+			if got, want := candidatesIn(f.cl, pr.cands, avail), roaring.And(pr.cands, avail); !got.Equals(want) {
+				t.Fatalf("job %d on %v: %v, want %v", id, avail, got, want)
+			}
+		}
+	}
+	if copied != 1 {
+		t.Fatalf("%d jobs have every live node as candidates, want 1 (job 1)", copied)
 	}
 }
