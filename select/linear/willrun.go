@@ -51,8 +51,9 @@ type freeOrder struct {
 	busy  []uint32
 	// stale marks an order of an earlier state, whose storage the next
 	// freedAt for its maxRun reuses; full one that freedLater finished
-	// (else only reached[0] and the working storage are made).
-	stale, full bool
+	// (else only reached[0] is made); single one whose busy nodes are
+	// each held by one running exclusive job alone.
+	stale, full, single bool
 	maxRun      int
 	// excl, run, tot, count and next are freedAt's working storage.
 	excl, run, tot, count []int32
@@ -274,7 +275,6 @@ func (p *Plugin) freedNow(c *releaseChain, maxRun int) *freeOrder {
 		o = &freeOrder{}
 	}
 	o.stale, o.full, o.maxRun = false, false, maxRun
-	n := len(c.running)
 	// A clean node (no job) fits from the start; only the others, which
 	// the running jobs hold, are counted and sorted.
 	base := c.base
@@ -288,20 +288,22 @@ func (p *Plugin) freedNow(c *releaseChain, maxRun int) *freeOrder {
 			o.busy = append(o.busy, uint32(id))
 		}
 	}
-	o.excl, o.run, o.tot = slices.Grow(o.excl[:0], p.cl.N)[:p.cl.N], slices.Grow(o.run[:0], p.cl.N)[:p.cl.N], slices.Grow(o.tot[:0], p.cl.N)[:p.cl.N]
-	excl, run, tot := o.excl, o.run, o.tot
-	o.count = slices.Grow(o.count[:0], p.cl.N)[:p.cl.N]
-	count := o.count // release count, n+1: never; read on busy nodes only
 	// reached[0] is made here, as reachedTo makes it: the clean nodes and
-	// the busy ones of release count 0.
+	// the busy ones of release count 0. A busy node held by one running
+	// exclusive job alone (every busy node, when every job is exclusive, as
+	// on CTC-SP2) is freed by that job's release: single notes that all
+	// are, which spares freedLater the books.
 	o.reached = o.reached[:0]
 	b := o.reachedStore(0, len(base.clean))
 	b.Copy(base.clean)
+	o.single = true
 	for _, id := range o.busy {
-		excl[id], run[id], tot[id] = base.excl[id], base.run[id], base.tot[id]
-		count[id] = int32(n + 1)
-		if excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit {
-			count[id] = 0
+		excl, run, tot := base.excl[id], base.run[id], base.tot[id]
+		if excl == 1 && run == 1 && tot == 1 {
+			continue
+		}
+		o.single = false
+		if excl == 0 && int(run) <= maxRun && int(tot) <= noShareLimit {
 			b.Add(id)
 		}
 	}
@@ -314,8 +316,31 @@ func (p *Plugin) freedNow(c *releaseChain, maxRun int) *freeOrder {
 // node, the nodes in release order and the reached sets' checkpoints.
 func (p *Plugin) freedLater(c *releaseChain, o *freeOrder) {
 	n, maxRun := len(c.running), o.maxRun
+	o.at = slices.Grow(o.at[:0], n+3)[:n+3]
+	if o.single {
+		// Each running job's nodes (increasing) are those of its release.
+		o.nodes = o.nodes[:0]
+		o.at[0], o.at[1] = 0, 0
+		for k, j := range c.running {
+			o.nodes = append(o.nodes, j.nodes...)
+			o.at[k+2] = len(o.nodes)
+		}
+		o.checkpoints(n)
+		o.full = true
+		return
+	}
+	base := c.base
+	o.excl, o.run, o.tot = slices.Grow(o.excl[:0], p.cl.N)[:p.cl.N], slices.Grow(o.run[:0], p.cl.N)[:p.cl.N], slices.Grow(o.tot[:0], p.cl.N)[:p.cl.N]
+	o.count = slices.Grow(o.count[:0], p.cl.N)[:p.cl.N]
 	excl, run, tot, count := o.excl, o.run, o.tot, o.count
 	fits := func(id uint32) bool { return excl[id] == 0 && int(run[id]) <= maxRun && int(tot[id]) <= noShareLimit }
+	for _, id := range o.busy {
+		excl[id], run[id], tot[id] = base.excl[id], base.run[id], base.tot[id]
+		count[id] = int32(n + 1) // never
+		if fits(id) {
+			count[id] = 0
+		}
+	}
 	for k, j := range c.running {
 		for _, id := range j.nodes {
 			if !j.suspended {
@@ -331,7 +356,6 @@ func (p *Plugin) freedLater(c *releaseChain, o *freeOrder) {
 		}
 	}
 	o.nodes = slices.Grow(o.nodes[:0], len(o.busy))[:len(o.busy)]
-	o.at = slices.Grow(o.at[:0], n+3)[:n+3]
 	clear(o.at)
 	for _, id := range o.busy {
 		o.at[count[id]+1]++
