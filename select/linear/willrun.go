@@ -54,7 +54,7 @@ type freeOrder struct {
 	// (else only reached[0] is made); single one whose busy nodes are
 	// each held by one running exclusive job alone.
 	stale, full, single bool
-	maxRun      int
+	maxRun              int
 	// excl, run, tot, count and next are freedAt's working storage.
 	excl, run, tot, count []int32
 	next                  []int
