@@ -133,21 +133,27 @@ recordLoop:
 			}
 			track.rec = math.MaxInt64
 		}
-		q.bfWalks.record(k, r, ns, now, st)
+		if q.bfWalks.writing || q.bfWalks.readable {
+			q.bfWalks.record(k, r, ns, now, st)
+		}
 		if jobTests >= cfg.BFMaxJobTest {
 			p.BackfillExit = "bf_max_job_test"
 			break
 		}
-		if nx, ok := q.takeOver(k, r, dense, ns, now, windowEnd, window, res); ok {
-			// The record's decisions stand: the pass takes its outcome.
-			r.e.j.Start = nx.prevStart
-			p.BackfillTested, p.Reserved = tested0+nx.tested, reserved0+nx.reserved
-			jobTests, clock.used, clock.yielded = nx.tests, nx.used, nx.yielded
-			track.lower(nx.own)
-			if nx.reserved > st.reserved {
-				q.clock.update = now
+		// A pass that takes nothing over (all on maps too wide for the
+		// walk log) does not call takeOver.
+		if q.bfWalks.taking {
+			if nx, ok := q.takeOver(k, r, dense, ns, now, windowEnd, window, res); ok {
+				// The record's decisions stand: the pass takes its outcome.
+				r.e.j.Start = nx.prevStart
+				p.BackfillTested, p.Reserved = tested0+nx.tested, reserved0+nx.reserved
+				jobTests, clock.used, clock.yielded = nx.tests, nx.used, nx.yielded
+				track.lower(nx.own)
+				if nx.reserved > st.reserved {
+					q.clock.update = now
+				}
+				continue
 			}
-			continue
 		}
 		e, j := r.e, r.e.j
 		if j.State != Pending || j.Priority == 0 || j.preemptInProgress {
@@ -295,7 +301,9 @@ recordLoop:
 					// startNow's selection (a preemption's tests) would
 					// overwrite it, so it is copied before that.
 					aStart, chosen, err = dense.WillRunDense(q.planScratch(req, laterStart), availBits, max(startRes, now))
-					q.bfWalks.willRan(startRes, now, laterStart, availBits, aStart, chosen, err == nil)
+					if q.bfWalks.writing {
+						q.bfWalks.willRan(startRes, now, laterStart, availBits, aStart, chosen, err == nil)
+					}
 				} else if a, err = q.plan(req, availBits, max(startRes, now), laterStart); err == nil {
 					aStart, chosen = a.Start, chosenBuf.Fill(a.Nodes)
 				}
