@@ -33,11 +33,11 @@ type nodeSpace struct {
 	// walk is usable's work kept for the next calls, on the slots that
 	// stay (slotWalk.valid).
 	walk slotWalk
-	// gen counts the changes of the slots; holdEnd is holdingEnd's last
-	// answer, for holdAt at generation holdGen (a pass asks it for each
-	// record, about the same now).
-	gen             uint64
-	holdGen         uint64
+	// holdEnd is holdingEnd's last answer for holdAt (holdOK), the end
+	// of the slot at position holdPos: a pass asks it for each record,
+	// about the same now, and most reservations change only later slots.
+	holdOK          bool
+	holdPos         int
 	holdAt, holdEnd int64
 }
 
@@ -45,14 +45,19 @@ type nodeSpace struct {
 // may have changed (their node sets, or which slot holds the position).
 func (ns *nodeSpace) changed(p int) {
 	ns.walk.valid = min(ns.walk.valid, p)
-	ns.gen++
+	// add may merge the slot before p with the next one, which moves
+	// its end.
+	if ns.holdPos >= p-1 {
+		ns.holdOK = false
+	}
 }
 
 // holdingEnd is the end of the first slot ending after t (the slot
 // holding t).
 func (ns *nodeSpace) holdingEnd(t int64) int64 {
-	if ns.holdGen != ns.gen || ns.holdAt != t {
-		ns.holdGen, ns.holdAt, ns.holdEnd = ns.gen, t, ns.s[ns.order[ns.from(t)]].end
+	if !ns.holdOK || ns.holdAt != t {
+		ns.holdPos = ns.from(t)
+		ns.holdOK, ns.holdAt, ns.holdEnd = true, t, ns.s[ns.order[ns.holdPos]].end
 	}
 	return ns.holdEnd
 }
