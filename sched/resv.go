@@ -328,8 +328,13 @@ const (
 // retried (up to 10 times, as Slurm); start is returned.
 func (q *Queue) resvTest(e *entry, part string, start, dur int64, move bool) (allowed *roaring.Bitmap, overlap bool, rc resvResult, when int64) {
 	j := e.j
-	req := e.part(part).req.RequiredSet
 	when = start
+	if len(q.resvs) == 0 && j.Reservation == "" {
+		// No reservation holds a node: backfill asks this of every job
+		// it tests.
+		return nil, false, resvOK, when
+	}
+	req := e.part(part).req.RequiredSet
 	if j.Reservation != "" {
 		s := q.resv(j.Reservation)
 		if s == nil {
