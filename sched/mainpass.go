@@ -525,6 +525,9 @@ func (q *Queue) begin(e *entry, part string, a *job.Allocation, now int64) error
 	j.setReason(ReasonNone, "")
 	q.touch(now)
 	q.clock.ran++
+	if b := &q.built; len(b.begun) <= maxBegun {
+		b.begun = append(b.begun, e)
+	}
 	if q.opt.Limits != nil {
 		q.opt.Limits.Begin(j, now)
 	}

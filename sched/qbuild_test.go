@@ -11,9 +11,10 @@ import (
 // (tickWorlds; some jobs held and released later, some with a begin time
 // ahead) twice: with the queue builds standing for later ones while
 // nothing changes (builtQueue), and with every build made afresh. After
-// every Tick the passes and every job (state, start, end, eligible time,
-// planned start and nodes, reason) must be the same, and some builds must
-// have been reused.
+// every Tick the passes, every job (state, start, end, eligible time,
+// planned start and nodes, reason) and the last build's records must be
+// the same, and some builds must have stood and some been extended (by
+// starts, ends and submissions).
 func TestCachedQueueBuildsAgreeWithFreshOnes(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 13))
 	standing, extending := 0, 0
@@ -39,6 +40,10 @@ func TestCachedQueueBuildsAgreeWithFreshOnes(t *testing.T) {
 		var b strings.Builder
 		for _, j := range w.q.Jobs() {
 			fmt.Fprintf(&b, "%d eligible %d\n", j.ID, j.Eligible)
+		}
+		// The last build's records, standing or extended or not.
+		for _, rec := range w.q.recBuf {
+			fmt.Fprintf(&b, "record %d %s\n", rec.e.j.ID, rec.part)
 		}
 		return w.outcomes() + b.String()
 	}, func(*fuzzWorld) {})

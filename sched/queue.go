@@ -640,7 +640,12 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 	b := &q.built
 	b.gen++
 	if q.builtExtends(now, backfill) {
-		// The records of the jobs submitted since are added.
+		// The records of the jobs started since go, those of the jobs
+		// submitted since are added.
+		if len(b.begun) > 0 {
+			q.recBuf = slices.DeleteFunc(q.recBuf, func(r record) bool { return slices.Contains(b.begun, r.e) })
+			b.pending = slices.DeleteFunc(b.pending, func(e *entry) bool { return slices.Contains(b.begun, e) })
+		}
 		if clearStart {
 			for _, e := range b.pending {
 				e.j.Start = 0
@@ -658,7 +663,7 @@ func (q *Queue) buildQueue(now int64, clearStart, backfill bool) []record {
 		return q.built_(out, now, backfill)
 	}
 	// The records of the last pass are done with: their storage is reused.
-	b.pending, b.until, b.timeMin, b.settled = b.pending[:0], math.MaxInt64, false, true
+	b.pending, b.until, b.timeMin, b.settled, b.depWait = b.pending[:0], math.MaxInt64, false, true, false
 	out := q.buildEntries(q.recBuf[:0], q.ents, now, clearStart, backfill)
 	var preempts func(a, b record) bool
 	if q.opt.Preempt.enabled() {
@@ -680,7 +685,7 @@ func (q *Queue) built_(out []record, now int64, backfill bool) []record {
 	b := &q.built
 	q.recBuf = out
 	b.ok, b.at, b.changes, b.backfill = b.settled && q.buildsStand(), now, q.clock.changes, backfill
-	b.resChanges, b.ents = q.clock.resourceChanges(), len(q.ents)
+	b.other, b.ran, b.ents, b.begun = q.clock.otherChanges(), q.clock.ran, len(q.ents), b.begun[:0]
 	return out
 }
 
@@ -709,6 +714,7 @@ func (q *Queue) buildEntries(out []record, ents []*entry, now int64, clearStart,
 			if j.Begin > now {
 				b.until = min(b.until, j.Begin)
 			}
+			b.depWait = b.depWait || j.Reason == ReasonDependency
 			continue
 		}
 		if j.Reason == ReasonBeginTime {
@@ -758,10 +764,14 @@ type builtQueue struct {
 	settled bool
 	// gen counts the builds made afresh or extended.
 	gen uint64
-	// resChanges is the queue's resourceChanges at the build, ents its
-	// entry count.
-	resChanges uint64
+	// other and ran are the queue's otherChanges and its count of the
+	// changes starts and ends made at the build, ents its entry count;
+	// depWait says a job waited for a dependency then, and begun are the
+	// jobs started since.
+	other, ran uint64
 	ents       int
+	depWait    bool
+	begun      []*entry
 }
 
 // buildsStand reports whether a queue build may stand for later ones
@@ -788,18 +798,24 @@ func (q *Queue) builtStands(now int64, backfill bool) bool {
 		(b.backfill == backfill || !b.timeMin)
 }
 
-// builtExtends reports whether the last build, with the records of the
-// jobs submitted since added, stands for a build at now: it would stand
-// but for submissions (builtStands with resourceChanges), which add
-// entries after its own and change no other job's tests. A dependency
-// the last build found met stays met, and one it found unmet is met or
-// fails only when the job it names changes (a job that is not there counts
-// as met; singleton waits for jobs of its name already there).
+// builtExtends reports whether the last build, without the records of the
+// jobs started since and with those of the jobs submitted since, stands
+// for a build at now: it would stand but for starts, ends and submissions
+// (builtStands with otherChanges), which change no other job's tests but
+// for dependencies. A dependency the last build found met stays met, and
+// one it found unmet changes only with the job it names, which a
+// submission does not change and a start or an end may: these are taken
+// in only when no job waited for a dependency (a job that is not there
+// counts as met; singleton waits for jobs of its name already there).
 func (q *Queue) builtExtends(now int64, backfill bool) bool {
 	b := &q.built
-	return b.ok && q.buildsStand() && q.clock.resourceChanges() == b.resChanges && b.ents <= len(q.ents) &&
-		now >= b.at && now < b.until && (b.backfill == backfill || !b.timeMin)
+	return b.ok && q.buildsStand() && q.clock.otherChanges() == b.other && (q.clock.ran == b.ran || !b.depWait) &&
+		b.ents <= len(q.ents) && len(b.begun) <= maxBegun && now >= b.at && now < b.until && (b.backfill == backfill || !b.timeMin)
 }
+
+// maxBegun bounds the jobs started since the last build that the next
+// one takes out of its records, each a pass over them.
+const maxBegun = 16
 
 // partLookup is the partition a queue build looked up last: a pass's
 // records mostly name one or two partitions, and looking each up by name

@@ -27,6 +27,9 @@ type passClock struct {
 // configuration, so no other job's selection.
 func (c *passClock) resourceChanges() uint64 { return c.changes - c.submitted }
 
+// otherChanges counts the changes other than submissions, starts and ends.
+func (c *passClock) otherChanges() uint64 { return c.changes - c.submitted - c.ran }
+
 func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 
 // Tick runs the passes slurmctld would have run by now, so a simulator
