@@ -1,6 +1,9 @@
 package bitops
 
-import "math/bits"
+import (
+	"math/bits"
+	"unsafe"
+)
 
 // The exported kernels: each reslices its operands to len(d) first (an
 // operand shorter than d panics, as an index would), hands whole 16-word
@@ -144,12 +147,16 @@ func Window(w []uint64) (lo, hi int) {
 // a; its words past len(a) are not read).
 func Equal(a, b []uint64) bool {
 	b = b[:len(a)]
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
+	// As strings the words compare through the runtime's memequal, whose
+	// vector loop is several times faster than a word at a time on the
+	// slot map's 87-word sets (CEA-Curie).
+	return bytesOf(a) == bytesOf(b)
+}
+
+// bytesOf is w's memory as a string, without a copy; w must not change
+// while the string is in use.
+func bytesOf(w []uint64) string {
+	return unsafe.String((*byte)(unsafe.Pointer(unsafe.SliceData(w))), len(w)*8)
 }
 
 func andGo(d, a []uint64) {

@@ -167,6 +167,27 @@ func nonZero(w []uint64) []int {
 	return at
 }
 
+func TestEqualFindsADifferenceAtEveryWordAndBit(t *testing.T) {
+	for n := 1; n <= 40; n++ {
+		a := make([]uint64, n)
+		for i := range a {
+			a[i] = uint64(i+1) * 0x9e3779b97f4a7c15
+		}
+		for i := range n {
+			for _, bit := range []uint{0, 31, 63} {
+				b := append([]uint64(nil), a...)
+				b[i] ^= 1 << bit
+				if Equal(a, b) || Equal(b, a) {
+					t.Fatalf("n=%d: Equal misses a difference at word %d bit %d", n, i, bit)
+				}
+			}
+		}
+		if !Equal(a, append([]uint64(nil), a...)) {
+			t.Fatalf("n=%d: Equal differs on a copy", n)
+		}
+	}
+}
+
 func TestEqualComparesTheFirstSliceLength(t *testing.T) {
 	tests := []struct {
 		name string
@@ -211,6 +232,23 @@ func BenchmarkKernels(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				Count(d)
+			}
+		})
+	}
+}
+
+func BenchmarkEqual(b *testing.B) {
+	for _, n := range []int{4, 87, 157} {
+		x, y := make([]uint64, n), make([]uint64, n)
+		for i := range x {
+			x[i], y[i] = uint64(i)*0x9e3779b97f4a7c15, uint64(i)*0x9e3779b97f4a7c15
+		}
+		b.Run(fmt.Sprintf("words=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if !Equal(x, y) {
+					b.Fatal("unequal")
+				}
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package sched
 
 import (
-	"slices"
 	"sort"
 
 	"github.com/RoaringBitmap/roaring/v2"
@@ -379,7 +378,7 @@ func (w *slotWalk) later(ns *nodeSpace, k int) int64 {
 // changed since.
 func (ns *nodeSpace) walkFor(orig []uint64, lo int) *slotWalk {
 	w := &ns.walk
-	if w.lo != lo || !slices.Equal(w.orig, orig) {
+	if w.lo != lo || len(w.orig) != len(orig) || !bitops.Equal(w.orig, orig) {
 		w.lo, w.orig = lo, append(w.orig[:0], orig...)
 		w.valid = 0
 	}

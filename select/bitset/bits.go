@@ -4,6 +4,7 @@ import (
 	mbits "math/bits"
 
 	"github.com/RoaringBitmap/roaring/v2"
+	"github.com/nodesift/sift/bitops"
 )
 
 // Set is a dense bitset over node ids.
@@ -140,14 +141,7 @@ func (s Set) AndAny(o Set) bool {
 }
 
 // Equal reports whether s and o have the same members (o at least as long).
-func (s Set) Equal(o Set) bool {
-	for i := range s {
-		if s[i] != o[i] {
-			return false
-		}
-	}
-	return true
-}
+func (s Set) Equal(o Set) bool { return bitops.Equal(s, o) }
 
 // Span is the range of words holding s's members, (0, 0) when empty.
 func (s Set) Span() (lo, hi int) {
