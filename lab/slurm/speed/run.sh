@@ -68,11 +68,7 @@ go build -o "$OUT/sift" ./cmd/sift
 "$OUT/siftlab" squeue2jobs -in "$OUT/squeue.json" -out "$OUT/jobs.json"
 cp "$SLURM_CONF" "$OUT/cluster.conf"
 cmd=("$OUT/sift" schedule --nodes "$OUT/cluster.conf" --jobs "$OUT/jobs.json" --at "$(cat "$OUT/snapshot.at")")
-if command -v farm-bench >/dev/null; then
-	farm-bench -n 5 -- "${cmd[@]}" | tee "$OUT/sift-time.txt"
-else
-	{ time "${cmd[@]}" >/dev/null; } 2>&1 | tee "$OUT/sift-time.txt"
-fi
+"$repo/bench/pair.sh" -n 5 -- "${cmd[@]}" | tee "$OUT/sift-time.txt"
 "${cmd[@]}" >"$OUT/sift.out"
 tail -1 "$OUT/sift.out"
 # Expected starts and planned nodes, job by job.
